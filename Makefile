@@ -1,0 +1,174 @@
+# Makefile - xferlab: build, run, grade, plot and test every lab. One file, non-recursive.
+#
+#   make            build everything          make demo       the tour (start here)
+#   make test       the kit's own tests       make help       every target, one line each
+#
+# Everything built goes under build/. Quiet unless V=1. See README.md.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+# ===== Tools =====
+CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CC ?= gcc
+GNUPLOT ?= gnuplot
+B := build
+# PTX for any GPU from Turing on (compiled by the driver once), native code for Hopper.
+CUDA_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90
+
+CRIT_BUNDLE := $(B)/criterion
+ifneq ($(wildcard $(CRIT_BUNDLE)/include/criterion/criterion.h),)
+  CRIT_CFLAGS := -I$(CRIT_BUNDLE)/include -DBXF_STATIC_LIB=1
+  # RPATH (not RUNPATH) so that Criterion's own dependencies are found in the bundle too
+  CRIT_LIBS := -L$(CRIT_BUNDLE)/lib -lcriterion -Xlinker --disable-new-dtags -Xlinker -rpath='$$ORIGIN/../criterion/lib'
+else
+  CRIT_CFLAGS := $(filter-out -pthread,$(shell pkg-config --cflags criterion 2>/dev/null))
+  CRIT_LIBS := $(filter-out -pthread,$(shell pkg-config --libs criterion 2>/dev/null))
+endif
+
+DEPFLAGS = -MMD -MP
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -I. -I$(CUDA_HOME)/include $(DEPFLAGS)
+NVCCFLAGS ?= -O2 -g
+ALL_NVCCFLAGS = $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -I. -Xcompiler -Wall,-Wextra $(DEPFLAGS)
+LDLIBS := -lpthread -ldl -lrt
+
+ifeq ($(V),1)
+  Q :=
+  QUIET_CC = 
+  QUIET_NVCC = 
+  QUIET_LINK = 
+else
+  Q := @
+  QUIET_CC = @echo '   CC     $@';
+  QUIET_NVCC = @echo '   NVCC   $@';
+  QUIET_LINK = @echo '   LINK   $@';
+endif
+
+# ===== What there is =====
+LABS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard labs/[0-9][0-9]-*/lab.cu)))))
+lab_of = $(firstword $(filter $(1)-%,$(LABS)))
+COMMON_C := $(wildcard common/*.c)
+COMMON_CU := $(wildcard common/*.cu)
+COMMON_OBJ := $(COMMON_C:%.c=$(B)/obj/%.o) $(COMMON_CU:%.cu=$(B)/obj/%.o)
+LIBXL := $(B)/lib/libxl.a
+GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o
+UNIT_TESTS := $(patsubst common/test/%.c,$(B)/bin/unit-%,$(wildcard common/test/*.c))
+SELFTEST := $(B)/bin/grade-selftest
+PROBE := $(B)/bin/gpu-probe
+
+# ===== Pattern rules =====
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(CRIT_CFLAGS) -c $< -o $@
+
+$(B)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(QUIET_NVCC)$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
+
+$(LIBXL): $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# link a program with nvcc (it brings the CUDA runtime, statically)
+LINK = $(QUIET_LINK)$(NVCC) $(CUDA_ARCH) -o $@ $(filter %.o %.a,$^)
+
+# ===== Per lab: explorers, graders, mutants =====
+# $(1) = slug, e.g. 01-pageable-copy
+define LAB_RULES
+$(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $(LIBXL)
+	@mkdir -p $$(dir $$@)
+	$$(LINK) $(LDLIBS)
+$(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/$(1)/lab.o $(LIBXL)
+	@mkdir -p $$(dir $$@)
+	$$(LINK) $(LDLIBS)
+$(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $(B)/obj/labs/$(1)/lab.o $(GRADE_OBJ) $(LIBXL)
+	@mkdir -p $$(dir $$@)
+	$$(LINK) $(CRIT_LIBS) $(LDLIBS)
+$(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $(B)/obj/solutions/$(1)/lab.o $(GRADE_OBJ) $(LIBXL)
+	@mkdir -p $$(dir $$@)
+	$$(LINK) $(CRIT_LIBS) $(LDLIBS)
+MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.cu))
+$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $(B)/obj/grader/mutants/$(1)/%.o $(GRADE_OBJ) $(LIBXL)
+	@mkdir -p $$(dir $$@)
+	$$(LINK) $(CRIT_LIBS) $(LDLIBS)
+LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade $(B)/bin/$(1)-grade-solution $$(MUTANTS_$(1))
+endef
+$(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))
+
+$(B)/bin/unit-%: $(B)/obj/common/test/%.o $(LIBXL)
+	@mkdir -p $(dir $@)
+	$(LINK) $(CRIT_LIBS) $(LDLIBS)
+
+$(SELFTEST): $(B)/obj/grader/selftest.o $(GRADE_OBJ) $(LIBXL)
+	@mkdir -p $(dir $@)
+	$(LINK) $(CRIT_LIBS) $(LDLIBS)
+
+$(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
+	@mkdir -p $(dir $@)
+	$(LINK) $(LDLIBS)
+
+# ===== Targets =====
+.PHONY: all deps build grade run plots demo test doctor bundle help clean
+
+all: deps
+	@$(MAKE) --no-print-directory build
+
+build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE)
+	@:
+
+deps:
+	@NVCC=$(NVCC) common/scripts/deps.sh
+
+# make grade [LAB=01] [IMPL=solution|student]
+IMPL ?= student
+LAB_SEL = $(if $(LAB),$(call lab_of,$(LAB)),$(LABS))
+grade: all
+	@$(if $(LAB_SEL),,echo "make grade: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
+	 for l in $(LAB_SEL); do \
+	   bin=$(B)/bin/$$l-grade$(if $(filter solution,$(IMPL)),-solution); \
+	   mkdir -p $(B)/results/$$l-$(IMPL); \
+	   XL_IMPL=$(IMPL) XL_RESULTS_DIR=$(B)/results/$$l-$(IMPL) $$bin --short-filename || exit 2; \
+	 done
+
+# make run LAB=01 [IMPL=solution] [ARGS="..."]
+run: all
+	@$(if $(LAB),,echo "make run: say which lab, e.g. make run LAB=01 (labs: $(LABS))"; exit 2;) \
+	 $(if $(call lab_of,$(LAB)),,echo "make run: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
+	 $(B)/bin/$(call lab_of,$(LAB))-explore$(if $(filter solution,$(IMPL)),-solution) $(ARGS)
+
+plots: all
+	@grader/scripts/plots.sh
+
+demo: all
+	@grader/scripts/demo.sh
+
+test: all
+	@grader/scripts/test.sh
+
+doctor:
+	@NVCC=$(NVCC) common/scripts/doctor.sh
+
+# make bundle: the Criterion runtime and headers, for GPU hosts without packages
+bundle:
+	@common/scripts/bundle.sh $(CRIT_BUNDLE)
+
+help:
+	@echo "xferlab - graded CUDA labs on moving data between host and GPU"
+	@echo "  make              build everything (installs missing packages when it can)"
+	@echo "  make demo         the tour: measure, grade the reference, draw the charts"
+	@echo "  make test         the kit's own test suite (GPU tests skipped without a GPU)"
+	@echo "  make run LAB=01   your explorer: your own figures as a table (ARGS=\"--help\")"
+	@echo "  make grade        grade your labs (LAB=01 for one, IMPL=solution for the reference)"
+	@echo "  make plots        every chart into build/plots/ (SVG and PNG)"
+	@echo "  make doctor       check nvcc, driver, GPU, Criterion, gnuplot; print the fixes"
+	@echo "  make bundle       pack the Criterion runtime for a GPU host without packages"
+	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
+	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
+
+clean:
+	@find $(B) -mindepth 1 -maxdepth 1 ! -name criterion -exec rm -rf {} + 2>/dev/null || true
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+.SECONDARY:

@@ -1,0 +1,39 @@
+/* delay.cu - the delay kernel (see delay.h). */
+#include "check.h"
+#include "delay.h"
+
+/* now_ns - the GPU's global nanosecond timer */
+static __device__ uint64_t now_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __global__ void delay_kernel(uint64_t ns)
+{
+    uint64_t start = now_ns();
+    while (now_ns() - start < ns) {
+    }
+}
+
+static __global__ void hang_kernel(volatile int *never)
+{
+    while (*never == 0) {
+    }
+}
+
+extern "C" void xl_delay(cudaStream_t stream, uint64_t ns)
+{
+    delay_kernel<<<1, 1, 0, stream>>>(ns);
+    XL_CHECK_LAUNCH();
+}
+
+extern "C" void xl_hang(cudaStream_t stream)
+{
+    int *flag;
+    XL_CHECK(cudaMalloc(&flag, sizeof *flag));
+    XL_CHECK(cudaMemsetAsync(flag, 0, sizeof *flag, stream));
+    hang_kernel<<<1, 1, 0, stream>>>(flag);
+    XL_CHECK_LAUNCH();
+}

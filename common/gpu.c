@@ -1,0 +1,75 @@
+/* gpu.c - GPU detection with one clear line when there is none (see gpu.h). */
+#include "gpu.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *xl_version_string(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+    return buf;
+}
+
+int xl_gpu_probe(xl_gpu_info *info, char *why, size_t why_len)
+{
+    xl_gpu_info tmp;
+    char a[16], b[16];
+    int count = 0, drv = 0, rt = 0;
+    const char *force = getenv("XL_NO_GPU");
+    cudaError_t err;
+
+    if (!info)
+        info = &tmp;
+    memset(info, 0, sizeof *info);
+    if (force && *force && strcmp(force, "0") != 0) {
+        snprintf(why, why_len, "no CUDA GPU: XL_NO_GPU is set, so GPU work is skipped on purpose");
+        return -1;
+    }
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver && drv == 0) {
+        snprintf(why, why_len, "no CUDA GPU: no NVIDIA driver is installed on this machine");
+        return -1;
+    }
+    if (err == cudaErrorInsufficientDriver) {
+        snprintf(why, why_len,
+                 "no usable CUDA GPU: the driver supports CUDA %s but this kit was built with CUDA %s; "
+                 "update the driver or build with an older toolkit (CUDA_HOME=...)",
+                 xl_version_string(drv, a, sizeof a), xl_version_string(rt, b, sizeof b));
+        return -1;
+    }
+    if (err != cudaSuccess || count == 0) {
+        snprintf(why, why_len, "no CUDA GPU: %s (check nvidia-smi and CUDA_VISIBLE_DEVICES)",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
+        return -1;
+    }
+    struct cudaDeviceProp p;
+    if ((err = cudaGetDevice(&info->device)) != cudaSuccess ||
+        (err = cudaGetDeviceProperties(&p, info->device)) != cudaSuccess ||
+        (err = cudaFree(0)) != cudaSuccess) {
+        snprintf(why, why_len, "the CUDA GPU cannot be used: %s", cudaGetErrorString(err));
+        return -1;
+    }
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    info->copy_engines = p.asyncEngineCount;
+    info->total_mem_bytes = p.totalGlobalMem;
+    info->driver_version = drv;
+    info->runtime_version = rt;
+    if (why_len)
+        why[0] = '\0';
+    return 0;
+}
+
+void xl_gpu_require(const char *prog, xl_gpu_info *info)
+{
+    char why[512];
+    if (xl_gpu_probe(info, why, sizeof why) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, why);
+        exit(3);
+    }
+}

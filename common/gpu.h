@@ -1,0 +1,41 @@
+/* gpu.h - is there a usable CUDA GPU here, and what is it?
+ *
+ * Part of xferlab's common library. Explorers and graders call xl_gpu_probe()
+ * first: with no GPU (a laptop, a CI machine) they say so in one line and
+ * either stop (explorers) or skip the GPU tests (graders). XL_NO_GPU=1 in the
+ * environment makes the probe answer "no GPU" on purpose, to test that path.
+ */
+#ifndef XL_GPU_H
+#define XL_GPU_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int device;              /* CUDA device index in use */
+    char name[256];          /* e.g. "NVIDIA H100 80GB HBM3" */
+    int cc_major, cc_minor;  /* compute capability */
+    int copy_engines;        /* asyncEngineCount */
+    size_t total_mem_bytes;  /* device memory */
+    int driver_version;      /* CUDA version the driver supports, e.g. 13000 */
+    int runtime_version;     /* CUDA runtime this kit was built with */
+} xl_gpu_info;
+
+/* xl_gpu_probe - 0 when a usable CUDA GPU is present (info filled, context created);
+ * otherwise -1 and why holds one line a person can act on. info may be NULL. */
+int xl_gpu_probe(xl_gpu_info *info, char *why, size_t why_len);
+
+/* xl_gpu_require - probes; without a GPU prints "<prog>: <why>" to stderr and exits 3 */
+void xl_gpu_require(const char *prog, xl_gpu_info *info);
+
+/* xl_version_string - "13.0" for 13000, into buf */
+const char *xl_version_string(int v, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

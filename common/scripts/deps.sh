@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# deps.sh - checks the kit's dependencies; installs missing Debian/Ubuntu packages when it can.
+# Run by make before building. Required: nvcc (CUDA Toolkit 12+), Criterion (package or the
+# bundled runtime in build/criterion). Optional: gnuplot (charts are skipped without it).
+# XL_NO_INSTALL=1 only checks. Exit 0 when the build can go on, 1 with the exact fix otherwise.
+set -u
+nvcc=${NVCC:-nvcc}
+bundle=${XL_CRITERION_BUNDLE:-build/criterion}
+apt_cmd=""
+if [ "$(id -u)" = 0 ]; then apt_cmd="apt-get"; elif sudo -n true 2>/dev/null; then apt_cmd="sudo apt-get"; fi
+
+# install PKG WHY - installs PKG with apt-get if allowed; 0 when it is there afterwards
+install() {
+    if [ -z "$apt_cmd" ] || [ "${XL_NO_INSTALL:-0}" = 1 ]; then return 1; fi
+    echo "deps: installing $1 with apt-get ($2)"
+    DEBIAN_FRONTEND=noninteractive $apt_cmd install -y -qq "$1" >/tmp/xferlab-apt.log 2>&1 && return 0
+    DEBIAN_FRONTEND=noninteractive $apt_cmd update -qq >>/tmp/xferlab-apt.log 2>&1 &&
+        DEBIAN_FRONTEND=noninteractive $apt_cmd install -y -qq "$1" >>/tmp/xferlab-apt.log 2>&1 && return 0
+    echo "deps: apt-get could not install $1 (log: /tmp/xferlab-apt.log)"
+    return 1
+}
+
+ok=0
+if ! command -v "$nvcc" >/dev/null 2>&1; then
+    echo "deps: nvcc not found: install the CUDA Toolkit 12 or newer, then put its bin/ on PATH or run make CUDA_HOME=/usr/local/cuda"
+    ok=1
+fi
+if [ ! -f "$bundle/include/criterion/criterion.h" ] && ! pkg-config --exists criterion 2>/dev/null; then
+    command -v pkg-config >/dev/null 2>&1 || install pkg-config "to find Criterion" || true
+    if ! install libcriterion-dev "Criterion, the test framework of the graders" || ! pkg-config --exists criterion; then
+        echo "deps: Criterion is missing: run 'sudo apt-get install libcriterion-dev pkg-config', or on a GPU host without packages unpack the runtime bundle (README: GPU hosts without packages)"
+        ok=1
+    fi
+fi
+if ! command -v gnuplot >/dev/null 2>&1; then
+    install gnuplot-nox "gnuplot, for the charts" ||
+        echo "deps: gnuplot is missing, so charts are skipped: 'sudo apt-get install gnuplot-nox' adds them"
+fi
+exit $ok

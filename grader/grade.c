@@ -1,0 +1,349 @@
+/* grade.c - the grading model's runtime (see grade.h): test side and report side.
+ *
+ * Course staff only. Criterion runs each test in a child process; the child
+ * writes a completion token (and its notes) into a private folder named by
+ * $XL_TOKEN_DIR; the parent, which never touches CUDA, reads them in its
+ * POST_TEST hook and scores the test. The grader's main() is here too.
+ */
+#include "grade.h"
+
+#include <cuda_runtime_api.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/check.h"
+#include "common/gpu.h"
+
+extern const char *const xl_lab_id;
+extern const char *const xl_lab_slug;
+
+/* ===== Test side (runs in each test's process) ===== */
+
+static char current_test[256]; /* "suite.name" of the running test */
+
+/* token_path - $XL_TOKEN_DIR/<test>.<ext> into buf; 0, or -1 when no token folder is set */
+static int token_path(char *buf, size_t len, const char *test, const char *ext)
+{
+    const char *dir = getenv("XL_TOKEN_DIR");
+    if (!dir || !*dir)
+        return -1;
+    snprintf(buf, len, "%s/%s.%s", dir, test, ext);
+    return 0;
+}
+
+/* fail_test - the fail handler for XL_CHECK inside tests: the message fails the test */
+static void fail_test(const char *msg)
+{
+    cr_fatal("%s", msg);
+}
+
+void xl_note(const char *fmt, ...)
+{
+    char path[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    if (token_path(path, sizeof path, current_test, "notes") == 0) {
+        FILE *f = fopen(path, "a");
+        if (f) {
+            vfprintf(f, fmt, ap);
+            fputc('\n', f);
+            fclose(f);
+        }
+    }
+    va_end(ap);
+}
+
+void xl_test_begin(int needs_gpu)
+{
+    char why[512];
+    const struct criterion_test *t = criterion_current_test;
+    snprintf(current_test, sizeof current_test, "%s.%s", t->category, t->name);
+    xl_set_fail_handler(fail_test);
+    if (needs_gpu && xl_gpu_probe(NULL, why, sizeof why) != 0)
+        cr_skip_test("%s", why);
+}
+
+void xl_test_complete(const char *suite, const char *name, int needs_gpu)
+{
+    char path[1024], test[256];
+    if (needs_gpu) {
+        cudaError_t err = cudaGetLastError();
+        if (err == cudaSuccess)
+            err = cudaDeviceSynchronize();
+        cr_assert(err == cudaSuccess, "your code left the GPU with an error: %s%s%s",
+                  cudaGetErrorString(err), *xl_cuda_hint(err) ? " - " : "", xl_cuda_hint(err));
+    }
+    snprintf(test, sizeof test, "%s.%s", suite, name);
+    if (token_path(path, sizeof path, test, "done") == 0) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f != NULL, "the grader cannot write its token %s: %s", path, strerror(errno));
+        fclose(f);
+    }
+}
+
+void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least, const char *what)
+{
+    char all[2048] = "", figures[512];
+    for (int attempt = 1; attempt <= 3; attempt++) {
+        double ratio = 0;
+        figures[0] = '\0';
+        measure(ctx, &ratio, figures, sizeof figures);
+        if (at_least ? ratio >= need : ratio <= need) {
+            xl_note("%s (attempt %d): %s", what, attempt, figures);
+            return;
+        }
+        size_t used = strlen(all);
+        snprintf(all + used, sizeof all - used, "%s  attempt %d: %s", used ? "\n" : "", attempt, figures);
+    }
+    cr_fatal("%s: below the threshold in 3 fresh measurements:\n%s", what, all);
+}
+
+/* ===== Report side (runs in the parent; no CUDA here) ===== */
+
+/* One scored test. */
+typedef struct {
+    char name[256];     /* suite.name */
+    char desc[256];     /* Criterion description */
+    int score, max;     /* points earned, points possible */
+    char status[16];    /* "passed", "failed", "skipped" */
+    char visibility[32];
+    char output[4096];  /* why it failed or was skipped, and the test's notes */
+} scored;
+
+static scored results[128];
+static int nresults;
+
+/* append - appends formatted text to buf (bounded) */
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* read_into - appends the contents of a file to buf; 0 if it existed, -1 if not */
+static int read_into(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t used = strlen(buf);
+    size_t n = fread(buf + used, 1, len - used - 1, f);
+    buf[used + n] = '\0';
+    fclose(f);
+    return 0;
+}
+
+/* score_test - scores one finished test from Criterion's stats and the test's token */
+static void score_test(struct criterion_test_stats *st)
+{
+    if (nresults >= (int)(sizeof results / sizeof results[0]))
+        return;
+    scored *r = &results[nresults++];
+    const struct criterion_test_extra_data *d = st->test->data;
+    const xl_test_meta *m = d ? (const xl_test_meta *)d->data : NULL;
+    char token[1024], notes[1024];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s.%s", st->test->category, st->test->name);
+    snprintf(r->desc, sizeof r->desc, "%s", d && d->description ? d->description : "");
+    snprintf(r->visibility, sizeof r->visibility, "%s", m && m->visibility ? m->visibility : "visible");
+    r->max = m ? m->points : 0;
+    int have_token = token_path(token, sizeof token, r->name, "done") == 0 && access(token, F_OK) == 0;
+
+    if (st->test_status == CR_STATUS_SKIPPED) {
+        strcpy(r->status, "skipped");
+        append(r->output, sizeof r->output, "%s", st->message ? st->message : "skipped");
+    } else if (st->timed_out) {
+        strcpy(r->status, "failed");
+        append(r->output, sizeof r->output,
+               "did not finish within %.0f s: your code hangs (a loop that never ends, or a wait for GPU work "
+               "that never finishes?)",
+               d ? d->timeout : 0.0);
+    } else if (st->crashed) {
+        strcpy(r->status, "failed");
+        append(r->output, sizeof r->output, "crashed with signal %d (%s)%s", st->signal, strsignal(st->signal),
+               st->signal == SIGABRT ? ": abort() was called, or an assert() in your code failed"
+               : st->signal == SIGSEGV ? ": a bad pointer on the host (a device pointer read on the CPU?)"
+                                       : "");
+    } else if (st->test_status == CR_STATUS_FAILED) {
+        strcpy(r->status, "failed");
+        for (struct criterion_assert_stats *a = st->asserts; a; a = a->next)
+            if (!a->passed)
+                append(r->output, sizeof r->output, "%s%s", r->output[0] ? "\n" : "",
+                       a->message && *a->message ? a->message : "a check failed");
+        if (!r->output[0])
+            append(r->output, sizeof r->output, "the test process ended with status %d before its checks finished",
+                   st->exit_code);
+    } else if (!have_token) {
+        strcpy(r->status, "failed");
+        append(r->output, sizeof r->output,
+               "the test stopped before its checks finished: your code ended the process "
+               "(exit(), _exit() or a return from main) with status %d",
+               st->exit_code);
+    } else {
+        strcpy(r->status, "passed");
+        r->score = r->max;
+    }
+    if (token_path(notes, sizeof notes, r->name, "notes") == 0) {
+        char tmp[2048] = "";
+        if (read_into(notes, tmp, sizeof tmp) == 0) {
+            size_t n = strlen(tmp);
+            if (n && tmp[n - 1] == '\n')
+                tmp[n - 1] = '\0';
+            append(r->output, sizeof r->output, "%s%s", r->output[0] ? "\n" : "", tmp);
+        }
+        remove(notes);
+    }
+    if (have_token)
+        remove(token);
+}
+
+/* Criterion reports a crashed test through TEST_CRASH, every other one through POST_TEST. */
+ReportHook(POST_TEST)(struct criterion_test_stats *st)
+{
+    score_test(st);
+}
+
+ReportHook(TEST_CRASH)(struct criterion_test_stats *st)
+{
+    score_test(st);
+}
+
+/* json_string - writes s to f as a JSON string */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* write_results - results.json (Gradescope) and points.tsv into dir; 0 or -1 */
+static int write_results(const char *dir, int score, int max)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"score\": %d,\n  \"max_score\": %d,\n  \"tests\": [\n", score, max);
+    for (int i = 0; i < nresults; i++) {
+        scored *r = &results[i];
+        fprintf(f, "    {\"name\": ");
+        json_string(f, r->name);
+        fprintf(f, ", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"visibility\": ", r->score, r->max,
+                strcmp(r->status, "passed") == 0 ? "passed" : "failed");
+        json_string(f, r->visibility);
+        fprintf(f, ", \"output\": ");
+        char out[4400];
+        snprintf(out, sizeof out, "%s%s%s", r->desc, r->output[0] ? "\n" : "", r->output);
+        json_string(f, out);
+        fprintf(f, "}%s\n", i + 1 < nresults ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    if (fclose(f) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/points.tsv", dir);
+    if (!(f = fopen(path, "w")))
+        return -1;
+    fprintf(f, "test\tscore\tmax\tstatus\n");
+    for (int i = 0; i < nresults; i++)
+        fprintf(f, "%s\t%d\t%d\t%s\n", results[i].name, results[i].score, results[i].max, results[i].status);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* print_report - the per-test table and the lab's total line */
+static void print_report(const char *impl)
+{
+    int score = 0, max = 0, skipped = 0;
+    const char *skip_why = "";
+    printf("\n== lab %s %s%s%s%s ==\n", xl_lab_id, xl_lab_slug, impl ? " (" : "", impl ? impl : "", impl ? ")" : "");
+    for (int i = 0; i < nresults; i++) {
+        scored *r = &results[i];
+        score += r->score;
+        max += r->max;
+        skipped += strcmp(r->status, "skipped") == 0;
+        if (strcmp(r->status, "skipped") == 0) {
+            printf("  [ --/%2d] %-28s SKIPPED\n", r->max, r->name);
+            skip_why = r->output;
+            continue;
+        }
+        printf("  [%3d/%2d] %-28s %s\n", r->score, r->max, r->name, r->status[0] == 'p' ? "ok" : "FAILED");
+        if (strcmp(r->status, "passed") != 0 || getenv("XL_VERBOSE")) {
+            char *save, *line, copy[4096];
+            snprintf(copy, sizeof copy, "%s", r->output);
+            for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                printf("             %s\n", line);
+        }
+    }
+    printf("lab %s %s: %d/%d", xl_lab_id, xl_lab_slug, score, max);
+    if (skipped)
+        printf(" (%d test%s skipped: %s)", skipped, skipped > 1 ? "s" : "", skip_why);
+    printf("\n");
+    const char *dir = getenv("XL_RESULTS_DIR");
+    if (dir && *dir && write_results(dir, score, max) != 0)
+        fprintf(stderr, "grader: cannot write results into %s: %s\n", dir, strerror(errno));
+}
+
+/* remove_tokens - empties and removes the token folder */
+static void remove_tokens(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[1024];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        remove(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+int main(int argc, char *argv[])
+{
+    char dir[] = "/tmp/xferlab-tokens-XXXXXX";
+    struct criterion_test_set *tests = criterion_initialize();
+    int rc = 0;
+    criterion_options.jobs = 1; /* timing tests must not share the GPU or the link */
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "grader: cannot create a folder in /tmp: %s\n", strerror(errno));
+        criterion_finalize(tests);
+        return 2;
+    }
+    setenv("XL_TOKEN_DIR", dir, 1);
+    rc = criterion_handle_args(argc, argv, true);
+    if (rc == 1) { /* 1: go on and run; anything else: --help, --list, or a bad option */
+        criterion_run_all_tests(tests);
+        print_report(getenv("XL_IMPL"));
+        rc = 0;
+    } else {
+        rc = rc < 0 ? 2 : 0;
+    }
+    criterion_finalize(tests);
+    remove_tokens(dir);
+    return rc;
+}

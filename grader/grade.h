@@ -1,0 +1,67 @@
+/* grade.h - xferlab's grading model on top of Criterion: points, tokens, reports.
+ *
+ * Course staff only; students do not edit graders. Each lab's grader declares
+ * its lab with XL_LAB and its tests with XL_TEST, which adds to a Criterion
+ * test: the points, whether it needs a GPU, and a completion token. A test
+ * earns its points only when Criterion reports it PASSED *and* its body ran to
+ * the end (Criterion reports a test whose code calls exit(0) as PASSED).
+ * After the run the grader prints one line per test and the lab's total, and
+ * writes results.json (Gradescope's format) and points.tsv into
+ * $XL_RESULTS_DIR when that is set.
+ */
+#ifndef XL_GRADE_H
+#define XL_GRADE_H
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+/* What the grading model knows about a test besides Criterion's own fields. */
+typedef struct {
+    int points;             /* earned only on a complete pass */
+    int needs_gpu;          /* XL_GPU: skipped with one line when there is no GPU */
+    const char *visibility; /* Gradescope: "visible", "hidden", "after_due_date" */
+} xl_test_meta;
+
+#define XL_GPU 1
+#define XL_CPU 0
+
+/* XL_LAB - names the lab this grader grades, e.g. XL_LAB("01", "pageable-copy") */
+#define XL_LAB(id, slug)                                                     \
+    const char *const xl_lab_id = id;                                        \
+    const char *const xl_lab_slug = slug
+
+/* XL_TEST - a graded test worth pts points, with a one-line description and a timeout (s).
+ * Write the body in braces after it, as with Criterion's Test. */
+#define XL_TEST(suite, name, pts, gpu, desc, timeout_s)                                      \
+    static void xl_body_##suite##_##name(void);                                              \
+    Test(suite, name, .description = desc, .timeout = timeout_s,                             \
+         .data = &(xl_test_meta){pts, gpu, "visible"})                                      \
+    {                                                                                        \
+        xl_test_begin(gpu);                                                                  \
+        xl_body_##suite##_##name();                                                          \
+        xl_test_complete(#suite, #name, gpu);                                                \
+    }                                                                                        \
+    static void xl_body_##suite##_##name(void)
+
+/* xl_test_begin - inside a test: routes failed CUDA checks to a test failure, and skips
+ * the test with one line when it needs a GPU and there is none */
+void xl_test_begin(int needs_gpu);
+
+/* xl_test_complete - inside a test, at its end: fails if the GPU was left with an error,
+ * then writes the completion token that lets the test earn its points */
+void xl_test_complete(const char *suite, const char *name, int needs_gpu);
+
+/* xl_note - adds a line (printf format) shown with the test's result, pass or fail */
+void xl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* xl_expect_ok - fails the test with a message naming fn when a student function returned rc != 0 */
+#define xl_expect_ok(rc, fn) \
+    cr_assert(0 == (rc), "%s returned %d, an error (not implemented yet? see its message in the log above)", fn, (int)(rc))
+
+/* xl_ratio_check - a speed check measured up to three times: measure() fills *ratio and a
+ * line of figures; passes at the first attempt with ratio >= need (when `at_least`) or
+ * ratio <= need (otherwise); fails with every attempt's figures. */
+typedef void (*xl_measure_fn)(void *ctx, double *ratio, char *figures, size_t len);
+void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least, const char *what);
+
+#endif

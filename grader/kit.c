@@ -1,0 +1,65 @@
+/* kit.c - the kit's reference measurements and byte checks for graders (see kit.h). */
+#include "kit.h"
+
+#include <stdlib.h>
+
+#include "common/buffers.h"
+#include "common/check.h"
+#include "common/timing.h"
+#include "grade.h"
+
+void kit_copy_work(cudaStream_t stream, void *ctx)
+{
+    kit_copy *c = ctx;
+    (void)stream;
+    XL_CHECK(cudaMemcpy(c->dst, c->src, c->bytes, c->kind));
+}
+
+void kit_time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int warmup, int reps,
+                   xl_timing *out)
+{
+    kit_copy c = {dst, src, bytes, kind};
+    xl_time_gpu(kit_copy_work, &c, 0, warmup, reps, out);
+}
+
+void *kit_host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    cr_assert(p != NULL, "the grader could not allocate %zu bytes of host memory", bytes);
+    xl_poison(p, bytes);
+    return p;
+}
+
+void *kit_dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    XL_CHECK(cudaMalloc(&p, bytes));
+    XL_CHECK(cudaMemset(p, XL_POISON_BYTE, bytes));
+    return p;
+}
+
+/* expect_bytes - the shared check: data equal, then guard untouched */
+static void expect_bytes(const unsigned char *got, const void *want, size_t bytes, size_t guard, const char *what)
+{
+    size_t bad = 0;
+    cr_assert(xl_compare(got, want, bytes, &bad) == 0,
+              "%s: byte %zu of %zu is wrong (0x%02x, expected 0x%02x)%s", what, bad, bytes, got[bad],
+              ((const unsigned char *)want)[bad],
+              bad >= bytes - bytes % 4096 ? ": the tail of the buffer was not copied" : "");
+    cr_assert(xl_check_poison(got + bytes, guard, &bad) == 0,
+              "%s: wrote past the end of the destination (byte %zu after the last one)", what, bad);
+}
+
+void kit_expect_dev_bytes(const void *dev, const void *want, size_t bytes, size_t guard, const char *what)
+{
+    unsigned char *got = malloc(bytes + guard);
+    cr_assert(got != NULL, "the grader could not allocate %zu bytes", bytes + guard);
+    XL_CHECK(cudaMemcpy(got, dev, bytes + guard, cudaMemcpyDeviceToHost));
+    expect_bytes(got, want, bytes, guard, what);
+    free(got);
+}
+
+void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, size_t guard, const char *what)
+{
+    expect_bytes(host, want, bytes, guard, what);
+}

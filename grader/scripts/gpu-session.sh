@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# gpu-session.sh OUTDIR - one full pass on a GPU host, for course staff checking a machine:
+# builds (no package installs), runs make test, times make grade LAB=NN for every lab,
+# measures each lab's reference data into OUTDIR, runs make demo, and prints a short table.
+# Needs build/criterion (make bundle) where Criterion is not installed.
+set -u
+cd "$(dirname "$0")/../.."
+out=${1:?usage: gpu-session.sh OUTDIR}
+mkdir -p "$out"
+export XL_NO_INSTALL=1
+{ nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader || true; } >"$out/gpu.txt" 2>&1
+t0=$(date +%s.%N)
+make -j"$(nproc)" build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+t1=$(date +%s.%N)
+set -o pipefail
+make test 2>&1 | tee "$out/test.log"
+test_rc=$?
+tag=$(build/bin/gpu-probe | sed -n 's/^gpu: NVIDIA \([A-Z0-9]*\).*/\1/p' | tr 'A-Z' 'a-z')
+[ -n "$tag" ] || tag=gpu
+summary=()
+for lab in labs/[0-9][0-9]-*/; do
+    slug=$(basename "$lab"); id=${slug%%-*}
+    g0=$(date +%s.%N)
+    make --no-print-directory grade LAB=$id IMPL=solution >"$out/grade-$id.log" 2>&1
+    g1=$(date +%s.%N)
+    summary+=("lab $id: $(grep "^lab $id " "$out/grade-$id.log" | tail -1), make grade took $(awk "BEGIN { printf \"%.1f\", $g1 - $g0 }") s")
+    build/bin/$slug-explore-solution --csv "$out/$slug-$tag.csv" >"$out/explore-$id.log" 2>&1
+done
+make --no-print-directory demo >"$out/demo.log" 2>&1
+echo
+echo "== summary on $(cat "$out/gpu.txt") =="
+echo "build (make -j$(nproc) build): $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s; make test exit $test_rc"
+grep '^xferlab:' "$out/test.log"
+printf '%s\n' "${summary[@]}"
+tail -n 12 "$out/demo.log"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# plots.sh - every chart into build/plots/ as SVG and PNG (make plots). Course staff and students.
+#
+# With a GPU, each lab's reference explorer measures fresh data first (build/data/) and that
+# is charted beside the committed reference data (refdata/); without one, only the reference
+# data is charted. XL_PLOTS_FROM_REF=1 skips measuring; XL_PLOTS_OUT=DIR writes elsewhere.
+set -u
+cd "$(dirname "$0")/../.."
+B=build
+out=${XL_PLOTS_OUT:-$B/plots}
+mkdir -p "$out" $B/data
+command -v gnuplot >/dev/null 2>&1 || { echo "plots: gnuplot is not installed: 'sudo apt-get install gnuplot-nox' (charts skipped)"; exit 1; }
+
+fresh=0
+if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ] && $B/bin/gpu-probe >/dev/null; then fresh=1; fi
+rc=0
+n=0
+for lab in labs/[0-9][0-9]-*/; do
+    slug=$(basename "$lab")
+    id=${slug%%-*}
+    sets=()
+    for csv in refdata/$slug/*.csv; do
+        [ -f "$csv" ] && sets+=("$csv")
+    done
+    if [ $fresh = 1 ]; then
+        csv=$B/data/$slug-this-gpu.csv
+        if $B/bin/$slug-explore-solution --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1; then sets+=("$csv")
+        else echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; fi
+    fi
+    for gp in plots/$id-*.gp; do
+        [ -f "$gp" ] || continue
+        for csv in "${sets[@]}"; do
+            tag=$(basename "$csv" .csv)
+            machine=$(sed -n 's/^# gpu: \([^;]*\);.*/\1/p' "$csv" | head -1)
+            [ -n "$machine" ] || machine=$tag
+            base=$out/$(basename "$gp" .gp)-$tag
+            for fmt in svg png; do
+                if ! gnuplot -e "data='$csv'; out='$base'; machine='$machine'; fmt='$fmt'" "$gp" 2>"$base.$fmt.log"; then
+                    echo "plots: $gp on $csv failed:"; sed 's/^/    /' "$base.$fmt.log"; rc=1
+                else rm -f "$base.$fmt.log"; fi
+            done
+            [ -s "$base.svg" ] && n=$((n + 1)) && echo "plots: $base.svg (.png)"
+        done
+    done
+done
+echo "plots: $n charts in $out$([ $fresh = 1 ] || echo ', from the committed reference data')"
+exit $rc

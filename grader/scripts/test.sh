@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# test.sh - the kit's own test suite (make test). Course staff and CI.
+#
+# 1. unit tests of common/ (Criterion, CPU only)
+# 2. the grading model, against a grader whose tests misbehave on purpose
+# 3. grading the graders: on a GPU the solution gets full points 3 runs in a row, the
+#    skeleton does not pass, every planted mutant loses the points of its target tests;
+#    without a GPU the same checks run for the CPU tests and the GPU tests must be SKIPPED
+# 4. the explorers' command line: bad input gives one line and a non-zero exit
+# 5. charts render from the committed reference data
+# Ends with "xferlab: N passed, N failed, N skipped"; exits 1 when anything failed.
+set -u
+cd "$(dirname "$0")/../.."
+B=build
+LOG=$B/test-logs
+rm -rf "$LOG" && mkdir -p "$LOG"
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); printf '  ok    %s\n' "$*"; }
+bad() { fail=$((fail + 1)); printf '  FAIL  %s\n' "$*"; }
+skipped() { skip=$((skip + 1)); printf '  SKIP  %s\n' "$*"; }
+
+# score FILE TEST - "score max status" of TEST in a points.tsv
+score() { awk -F'\t' -v t="$2" '$1 == t { print $2, $3, $4 }' "$1"; }
+# total FILE - "score max" over a points.tsv
+total() { awk -F'\t' 'NR > 1 { s += $2; m += $3 } END { print s + 0, m + 0 }' "$1"; }
+# count FILE STATUS - how many tests have STATUS
+count() { awk -F'\t' -v st="$2" 'NR > 1 && $4 == st { n++ } END { print n + 0 }' "$1"; }
+
+# grade BIN NAME - runs a grader, results into $LOG/NAME/; its output into $LOG/NAME.log
+grade() {
+    mkdir -p "$LOG/$2"
+    XL_RESULTS_DIR="$LOG/$2" "$1" >"$LOG/$2.log" 2>&1
+    local rc=$?
+    [ -f "$LOG/$2/points.tsv" ] || { echo "grader exited $rc without results" >>"$LOG/$2.log"; return 1; }
+}
+
+probe=$($B/bin/gpu-probe)
+gpu_rc=$?
+echo "== make test: ${probe} =="
+
+echo "-- unit tests of common/"
+for t in $B/bin/unit-*; do
+    name=${t##*/}
+    if "$t" >"$LOG/$name.log" 2>&1; then
+        ok "$name: $(grep -o 'Tested: [0-9]*' "$LOG/$name.log")"
+    else
+        bad "$name (log: $LOG/$name.log)"
+        grep -B3 'FAIL' "$LOG/$name.log" | sed 's/^/        /' | head -20
+    fi
+done
+
+echo "-- the grading model"
+if XL_NO_GPU=1 grade $B/bin/grade-selftest selftest; then
+    f=$LOG/selftest/points.tsv
+    expect() { # TEST SCORE STATUS WHAT
+        local got; got=$(score "$f" "$1")
+        if [ "${got%% *}" = "$2" ] && [ "${got##* }" = "$3" ]; then ok "grading model: $4"; else bad "grading model: $4 (got '$got')"; fi
+    }
+    expect model.passes 3 passed "a passing test earns its points"
+    expect model.fails 0 failed "a failed check earns nothing"
+    expect model.calls_exit0 0 failed "exit(0) earns nothing (Criterion calls it passed)"
+    expect model.calls__exit0 0 failed "_exit(0) earns nothing"
+    expect model.aborts 0 failed "abort() earns nothing"
+    expect model.segfaults 0 failed "a crash earns nothing"
+    expect model.hangs 0 failed "a hang is stopped and earns nothing"
+    expect model.cuda_error 0 failed "a failed CUDA check fails the test"
+    expect model.needs_gpu 0 skipped "a GPU test without a GPU is skipped"
+    json=$LOG/selftest/results.json
+    for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' \
+        'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result'; do
+        if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
+    done
+    if command -v python3 >/dev/null 2>&1; then
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==3 and d["max_score"]==23 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"])' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 3 of 23)"
+        else bad "grading model: results.json is not valid Gradescope JSON"; fi
+    else skipped "results.json validation: no python3"; fi
+    if grep -q '^lab 00 grading-model: 3/23 ' "$LOG/selftest.log"; then ok "grading model: total line"; else bad "grading model: total line missing"; fi
+else
+    bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
+fi
+
+echo "-- grading the graders"
+for lab in labs/[0-9][0-9]-*/; do
+    slug=$(basename "$lab")
+    runs=3; [ $gpu_rc -eq 0 ] || runs=1
+    for i in $(seq 1 $runs); do
+        if ! grade $B/bin/$slug-grade-solution $slug-solution-$i; then bad "$slug: solution run $i gave no results"; continue; fi
+        f=$LOG/$slug-solution-$i/points.tsv
+        read -r s m <<<"$(total "$f")"
+        nskip=$(count "$f" skipped); nfail=$(count "$f" failed)
+        if [ $gpu_rc -eq 0 ]; then
+            if [ "$s" = "$m" ] && [ "$nskip" = 0 ]; then ok "$slug: solution run $i: full points, $s/$m"
+            else bad "$slug: solution run $i: $s/$m, $nfail failed, $nskip skipped (log: $LOG/$slug-solution-$i.log)"
+                grep -A3 'FAILED' "$LOG/$slug-solution-$i.log" | sed 's/^/        /' | head -24; fi
+        else
+            if [ "$nfail" = 0 ] && [ "$nskip" -gt 0 ]; then
+                ok "$slug: solution passes every CPU test ($s points); $nskip GPU tests SKIPPED"
+                if grep -q "SKIPPED" "$LOG/$slug-solution-$i.log" && grep -q "skipped: no CUDA GPU" "$LOG/$slug-solution-$i.log"; then
+                    ok "$slug: the skip says why in one line"; else bad "$slug: no skip reason in the output"; fi
+            else bad "$slug: solution without a GPU: $nfail failed, $nskip skipped (log: $LOG/$slug-solution-$i.log)"; fi
+        fi
+    done
+    if grade $B/bin/$slug-grade $slug-skeleton; then
+        f=$LOG/$slug-skeleton/points.tsv
+        read -r s m <<<"$(total "$f")"
+        cpu_max=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$f")
+        if [ "$s" -lt "$cpu_max" ]; then ok "$slug: the skeleton does not pass ($s of the $cpu_max points graded here)"
+        else bad "$slug: the skeleton gets $s of $cpu_max graded points"; fi
+    else bad "$slug: skeleton gave no results"; fi
+    for mut in grader/mutants/$slug/*.cu; do
+        name=$(basename "$mut" .cu)
+        targets=$(sed -n 's/^ \* target: //p' "$mut")
+        [ -n "$targets" ] || { bad "$slug mutant $name: no ' * target:' line"; continue; }
+        if ! grade $B/bin/$slug-mutant-$name $slug-mutant-$name; then bad "$slug mutant $name: no results (log: $LOG/$slug-mutant-$name.log)"; continue; fi
+        f=$LOG/$slug-mutant-$name/points.tsv
+        for t in $targets; do
+            read -r s m st <<<"$(score "$f" "$t")"
+            if [ -z "${m:-}" ]; then bad "$slug mutant $name: target $t is not a test of the grader"
+            elif [ "$st" = skipped ]; then skipped "$slug mutant $name: $t needs a GPU"
+            elif [ "$s" = 0 ]; then ok "$slug mutant $name: loses $t ($m points)"
+            else bad "$slug mutant $name: still earns $s/$m on $t (log: $LOG/$slug-mutant-$name.log)"; fi
+        done
+    done
+done
+
+echo "-- explorers: bad input gives one line and a non-zero exit"
+for ex in $B/bin/*-explore; do
+    name=${ex##*/}
+    check_cli() { # EXPECTED_RC WHAT ARGS...
+        local want=$1 what=$2; shift 2
+        local out rc
+        out=$(XL_NO_GPU=${XL_NO_GPU_FOR_CLI:-0} "$ex" "$@" 2>&1 >/dev/null); rc=$?
+        if [ $rc = "$want" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ -n "$out" ]; then ok "$name $what: exit $rc, '$out'"
+        else bad "$name $what: exit $rc (want $want), said: $out"; fi
+    }
+    check_cli 2 "--max 12Q" --max 12Q
+    check_cli 2 "--min 0" --min 0
+    check_cli 2 "--max 1T" --max 1T
+    check_cli 2 "--reps -1" --reps -1
+    check_cli 2 "--min 1M --max 4K" --min 1M --max 4K
+    XL_NO_GPU_FOR_CLI=1 check_cli 3 "without a GPU" --max 1M
+    if "$ex" --help | grep -q -- '--csv'; then ok "$name --help"; else bad "$name --help"; fi
+done
+
+echo "-- charts from the committed reference data"
+if command -v gnuplot >/dev/null 2>&1; then
+    if XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT=$LOG/plots grader/scripts/plots.sh >"$LOG/plots.log" 2>&1; then
+        n=0
+        for gp in plots/*.gp; do
+            for f in $LOG/plots/$(basename "$gp" .gp)*.svg; do
+                [ -f "$f" ] || continue
+                if [ -s "$f" ] && [ -s "${f%.svg}.png" ] && grep -q '</svg>' "$f"; then n=$((n + 1)); else bad "chart ${f##*/} is empty"; fi
+            done
+        done
+        if [ $n -gt 0 ]; then ok "charts: $n rendered as SVG and PNG"; else bad "charts: none rendered (log: $LOG/plots.log)"; fi
+    else bad "charts: plots.sh failed (log: $LOG/plots.log)"; tail -5 "$LOG/plots.log" | sed 's/^/        /'; fi
+else
+    skipped "charts: gnuplot is not installed"
+fi
+
+echo "xferlab: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,61 @@
+/* selftest.c - a grader whose tests misbehave on purpose, to test the grading model itself.
+ *
+ * Course staff only; run by make test (grader/scripts/test.sh checks each test's points
+ * and message). No GPU needed: it proves that points come only from a test that
+ * ran to its end, whatever the code under test does (exit, _exit, abort, crash, hang).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/check.h"
+#include "grader/grade.h"
+
+XL_LAB("00", "grading-model");
+
+XL_TEST(model, passes, 3, XL_CPU, "a test that passes earns its points", 5)
+{
+    xl_note("a note shown with the result");
+    cr_assert(1 + 1 == 2);
+}
+
+XL_TEST(model, fails, 2, XL_CPU, "a failed check earns nothing and shows its message", 5)
+{
+    cr_assert(0, "planted failure 42");
+}
+
+XL_TEST(model, calls_exit0, 4, XL_CPU, "exit(0) midway earns nothing", 5)
+{
+    exit(0);
+}
+
+XL_TEST(model, calls__exit0, 4, XL_CPU, "_exit(0) midway earns nothing", 5)
+{
+    _exit(0);
+}
+
+XL_TEST(model, aborts, 1, XL_CPU, "abort() earns nothing", 5)
+{
+    abort();
+}
+
+XL_TEST(model, segfaults, 1, XL_CPU, "a crash earns nothing", 5)
+{
+    raise(SIGSEGV);
+}
+
+XL_TEST(model, hangs, 1, XL_CPU, "a hang is stopped at the timeout and earns nothing", 1)
+{
+    for (volatile int i = 0;; i++) {
+    }
+}
+
+XL_TEST(model, cuda_error, 2, XL_CPU, "a failed CUDA check fails the test with file, line and call", 5)
+{
+    XL_CHECK(cudaErrorInvalidValue);
+}
+
+XL_TEST(model, needs_gpu, 5, XL_GPU, "a GPU test without a GPU is skipped with a reason", 5)
+{
+    cr_assert(1);
+}

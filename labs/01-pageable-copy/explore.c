@@ -1,0 +1,135 @@
+/* explore.c - lab 01's explorer: your own figures, as a table. Do not edit.
+ *
+ * Runs your lab.cu (or the reference, as build/bin/01-pageable-copy-explore-solution):
+ * sweeps pageable copies in both directions, prints median, spread and GB/s per
+ * size, fits latency and bandwidth, and writes the CSV when asked.
+ *     make run LAB=01 ARGS="--min 4K --max 256M --reps 5 --csv sweep.csv"
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/gpu.h"
+#include "common/sizes.h"
+#include "labs/01-pageable-copy/lab.h"
+
+#define MAX_POINTS 40
+#define MAX_BYTES ((size_t)4 << 30)
+
+static const char *prog = "01-pageable-copy-explore";
+
+/* usage - prints how to call the explorer */
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [--min SIZE] [--max SIZE] [--reps N] [--csv FILE]\n"
+            "  --min SIZE   smallest copy (default 4K)\n"
+            "  --max SIZE   largest copy, at most 4G (default 256M); sizes double from --min\n"
+            "  --reps N     timed runs per size after one warm-up, 1 to 100 (default 5)\n"
+            "  --csv FILE   also write the sweep as CSV (lab_write_csv)\n"
+            "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G\n",
+            prog);
+}
+
+/* die - one line on stderr, exit 2 (bad input) */
+static void die(const char *msg)
+{
+    fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
+    exit(2);
+}
+
+/* append_meta - adds the machine and the date to the CSV as comment lines */
+static void append_meta(const char *path, const xl_gpu_info *g, int reps)
+{
+    char drv[16], rt[16], day[32];
+    time_t now = time(NULL);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;
+    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+    fprintf(f, "# gpu: %s; driver supports CUDA %s; built with CUDA %s; %d copy engines\n", g->name,
+            xl_version_string(g->driver_version, drv, sizeof drv), xl_version_string(g->runtime_version, rt, sizeof rt),
+            g->copy_engines);
+    fprintf(f, "# measured %s by %s, %d timed runs per size after one warm-up\n", day, prog, reps);
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"min", 1, 0, 'a'}, {"max", 1, 0, 'b'}, {"reps", 1, 0, 'r'},
+                                         {"csv", 1, 0, 'c'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    size_t min_bytes = 4 << 10, max_bytes = 256 << 20;
+    int reps = 5, c;
+    const char *csv = NULL;
+    char err[256], s1[32];
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+        case 'b':
+            if (xl_parse_size(optarg, MAX_BYTES, c == 'a' ? &min_bytes : &max_bytes, err, sizeof err) != 0)
+                die(err);
+            break;
+        case 'r': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100)
+                die("--reps must be a whole number from 1 to 100");
+            reps = (int)v;
+            break;
+        }
+        case 'c':
+            csv = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc)
+        die("unexpected argument");
+    if (min_bytes > max_bytes)
+        die("--min is larger than --max");
+
+    xl_gpu_info g;
+    xl_gpu_require(prog, &g);
+    if (max_bytes > g.total_mem_bytes / 2)
+        die("--max is more than half of the GPU's memory");
+
+    lab_point h2d[MAX_POINTS], d2h[MAX_POINTS];
+    int n = lab_sweep(LAB_H2D, min_bytes, max_bytes, reps, h2d, MAX_POINTS);
+    int n2 = n > 0 ? lab_sweep(LAB_D2H, min_bytes, max_bytes, reps, d2h, MAX_POINTS) : -1;
+    if (n <= 0 || n2 != n) {
+        fprintf(stderr, "%s: lab_sweep failed (see its message above)\n", prog);
+        return 1;
+    }
+    printf("lab 01, pageable copies on %s; median of %d runs after a warm-up (min-max in brackets)\n", g.name, reps);
+    printf("%10s  %26s %9s  %26s %9s\n", "size", "H2D ms", "H2D GB/s", "D2H ms", "D2H GB/s");
+    for (int i = 0; i < n; i++)
+        printf("%10s  %8.4f (%7.4f-%8.4f) %9.2f  %8.4f (%7.4f-%8.4f) %9.2f\n",
+               xl_format_size(h2d[i].bytes, s1, sizeof s1), h2d[i].t.median_ms, h2d[i].t.min_ms, h2d[i].t.max_ms,
+               xl_gbps(h2d[i].bytes, h2d[i].t.median_ms), d2h[i].t.median_ms, d2h[i].t.min_ms, d2h[i].t.max_ms,
+               xl_gbps(d2h[i].bytes, d2h[i].t.median_ms));
+    double lh, bh, ld, bd;
+    if (lab_fit(h2d, n, &lh, &bh) == 0 && lab_fit(d2h, n, &ld, &bd) == 0)
+        printf("fit T(n) = L + n/B:  H2D L = %.1f us, B = %.2f GB/s;  D2H L = %.1f us, B = %.2f GB/s\n", lh, bh, ld,
+               bd);
+    else
+        printf("fit T(n) = L + n/B: lab_fit did not give a result (see its message above)\n");
+    printf("summary: pageable copies of %s: H2D %.2f GB/s, D2H %.2f GB/s (medians)\n",
+           xl_format_size(h2d[n - 1].bytes, s1, sizeof s1), xl_gbps(h2d[n - 1].bytes, h2d[n - 1].t.median_ms),
+           xl_gbps(d2h[n - 1].bytes, d2h[n - 1].t.median_ms));
+    if (csv) {
+        if (lab_write_csv(csv, h2d, d2h, n) != 0) {
+            fprintf(stderr, "%s: lab_write_csv could not write %s\n", prog, csv);
+            return 1;
+        }
+        append_meta(csv, &g, reps);
+        printf("wrote %s\n", csv);
+    }
+    return 0;
+}
