@@ -21,7 +21,8 @@ CRIT_BUNDLE := $(B)/criterion
 ifneq ($(wildcard $(CRIT_BUNDLE)/include/criterion/criterion.h),)
   CRIT_CFLAGS := -I$(CRIT_BUNDLE)/include -DBXF_STATIC_LIB=1
   # RPATH (not RUNPATH) so that Criterion's own dependencies are found in the bundle too
-  CRIT_LIBS := -L$(CRIT_BUNDLE)/lib -lcriterion -Xlinker --disable-new-dtags -Xlinker -rpath='$$ORIGIN/../criterion/lib'
+  CRIT_LIBS := -L$(CRIT_BUNDLE)/lib -lcriterion -Xlinker -rpath-link=$(CRIT_BUNDLE)/lib \
+    -Xlinker --disable-new-dtags -Xlinker -rpath='$$ORIGIN/../criterion/lib'
 else
   CRIT_CFLAGS := $(filter-out -pthread,$(shell pkg-config --cflags criterion 2>/dev/null))
   CRIT_LIBS := $(filter-out -pthread,$(shell pkg-config --libs criterion 2>/dev/null))
@@ -85,14 +86,14 @@ $(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/
 	$$(LINK) $(LDLIBS)
 $(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $(B)/obj/labs/$(1)/lab.o $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(CRIT_LIBS) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
 $(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $(B)/obj/solutions/$(1)/lab.o $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(CRIT_LIBS) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
 MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.cu))
 $(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $(B)/obj/grader/mutants/$(1)/%.o $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(CRIT_LIBS) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
 LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade $(B)/bin/$(1)-grade-solution $$(MUTANTS_$(1))
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))

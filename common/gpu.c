@@ -5,10 +5,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *xl_version_string(int v, char *buf, size_t len)
 {
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+    return buf;
+}
+
+const char *xl_driver_release(char *buf, size_t len)
+{
+    FILE *f = fopen("/sys/module/nvidia/version", "r");
+    snprintf(buf, len, "unknown");
+    if (f) {
+        if (fgets(buf, (int)len, f))
+            buf[strcspn(buf, "\r\n")] = '\0';
+        fclose(f);
+    }
     return buf;
 }
 
@@ -72,4 +85,19 @@ void xl_gpu_require(const char *prog, xl_gpu_info *info)
         fprintf(stderr, "%s: %s\n", prog, why);
         exit(3);
     }
+}
+
+int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps)
+{
+    char drv[16], rt[16], day[32], rel[64];
+    time_t now = time(NULL);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return -1;
+    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+    fprintf(f, "# gpu: %s; driver %s (CUDA %s); built with CUDA %s; %d copy engines\n", g->name,
+            xl_driver_release(rel, sizeof rel), xl_version_string(g->driver_version, drv, sizeof drv),
+            xl_version_string(g->runtime_version, rt, sizeof rt), g->copy_engines);
+    fprintf(f, "# measured %s by %s, %d timed runs per size after one warm-up\n", day, prog, reps);
+    return fclose(f) == 0 ? 0 : -1;
 }

@@ -31,6 +31,13 @@ int xl_gpu_probe(xl_gpu_info *info, char *why, size_t why_len);
 /* xl_gpu_require - probes; without a GPU prints "<prog>: <why>" to stderr and exits 3 */
 void xl_gpu_require(const char *prog, xl_gpu_info *info);
 
+/* xl_driver_release - the NVIDIA kernel driver's release ("580.159.04") into buf; "unknown" when unreadable */
+const char *xl_driver_release(char *buf, size_t len);
+
+/* xl_append_run_info - appends to a CSV the comment lines that say where and when it was measured:
+ * the GPU, driver and toolkit, the date, the program and its repetitions; 0, or -1 if it cannot write */
+int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps);
+
 /* xl_version_string - "13.0" for 13000, into buf */
 const char *xl_version_string(int v, char *buf, size_t len);
 

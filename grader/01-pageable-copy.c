@@ -27,7 +27,9 @@ XL_LAB("01", "pageable-copy");
 #define SWEEP_MAX (256u << 20)     /* 256 MiB */
 #define SWEEP_POINTS 17            /* 4 KiB, 8 KiB, ..., 256 MiB */
 #define SPEED_BYTES (64u << 20)    /* 64 MiB: past the small-size latency, quick to copy */
-#define SPEED_NEED 0.85            /* pageable copies vary run to run; 85% of the kit's is a fair bar */
+/* Pageable copies vary run to run. The reference reached 96% to 107% of the kit (10 runs, H100, 2026-11-22),
+ * a spread of about 3%: 85% leaves more than three spreads of margin. */
+#define SPEED_NEED 0.85
 
 /* ===== Part A: the timer ===== */
 
@@ -220,37 +222,57 @@ static void kit_sweep(enum cudaMemcpyKind kind, int reps, lab_point *pts)
     free(host);
 }
 
-XL_TEST(sweep, sizes_and_figures, 10, XL_GPU,
-        "lab_sweep measures 4 KiB to 256 MiB, doubling, with figures close to the kit's", 30)
+/* One direction's sweep, for the figures check. */
+typedef struct {
+    lab_dir dir;
+    const char *name;
+} sweep_job;
+
+/* measure_sweep - xl_measure_fn: the student's sweep and the kit's, in this run; checks the
+ * sweep's shape (a test failure if wrong) and gives the median over sizes >= 1 MiB of
+ * kit time / student time, as *ratio; 1 means the same figures */
+static void measure_sweep(void *ctx, double *ratio, char *figures, size_t len)
 {
-    const char *names[2] = {"H2D", "D2H"};
-    for (int d = 0; d < 2; d++) {
-        lab_point you[SWEEP_POINTS + 8], kit[SWEEP_POINTS];
-        memset(you, 0, sizeof you);
-        int n = lab_sweep((lab_dir)d, SWEEP_MIN, SWEEP_MAX, 3, you, SWEEP_POINTS + 8);
-        cr_assert(n == SWEEP_POINTS, "lab_sweep(%s, 4 KiB, 256 MiB) returned %d; it must measure %d sizes", names[d], n,
-                  SWEEP_POINTS);
-        kit_sweep(d == 0 ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, 3, kit);
-        for (int i = 0; i < n; i++) {
-            const xl_timing *t = &you[i].t;
-            cr_assert(you[i].bytes == kit[i].bytes, "%s point %d: size %zu, expected %zu", names[d], i, you[i].bytes,
-                      kit[i].bytes);
-            cr_assert(t->reps == 3 && t->min_ms > 0 && t->min_ms <= t->median_ms && t->median_ms <= t->max_ms,
-                      "%s point %d (%zu bytes): timing is not a valid summary of 3 runs (reps %d, min %.4f, median "
-                      "%.4f, max %.4f ms)",
-                      names[d], i, you[i].bytes, t->reps, t->min_ms, t->median_ms, t->max_ms);
-            if (you[i].bytes < (1u << 20))
-                continue; /* small copies are dominated by latency jitter */
-            double r = kit[i].t.median_ms / t->median_ms;
-            cr_assert(r > 0.6 && r < 1.6,
-                      "%s at %zu bytes: your sweep says %.2f GB/s, the kit measures %.2f GB/s in this run "
-                      "(ratio %.2f; need 0.6 to 1.6)",
-                      names[d], you[i].bytes, xl_gbps(you[i].bytes, t->median_ms),
-                      xl_gbps(kit[i].bytes, kit[i].t.median_ms), r);
-        }
-        xl_note("%s at 256 MiB: yours %.2f GB/s, the kit's %.2f GB/s", names[d],
-                xl_gbps(SWEEP_MAX, you[n - 1].t.median_ms), xl_gbps(SWEEP_MAX, kit[n - 1].t.median_ms));
+    sweep_job *j = ctx;
+    lab_point you[SWEEP_POINTS + 8], kit[SWEEP_POINTS];
+    double r[SWEEP_POINTS];
+    int nr = 0;
+    memset(you, 0, sizeof you);
+    int n = lab_sweep(j->dir, SWEEP_MIN, SWEEP_MAX, 5, you, SWEEP_POINTS + 8);
+    cr_assert(n == SWEEP_POINTS, "lab_sweep(%s, 4 KiB, 256 MiB) returned %d; it must measure %d sizes", j->name, n,
+              SWEEP_POINTS);
+    kit_sweep(j->dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, 5, kit);
+    for (int i = 0; i < n; i++) {
+        const xl_timing *t = &you[i].t;
+        cr_assert(you[i].bytes == kit[i].bytes, "%s point %d: size %zu, expected %zu", j->name, i, you[i].bytes,
+                  kit[i].bytes);
+        cr_assert(t->reps == 5 && t->min_ms > 0 && t->min_ms <= t->median_ms && t->median_ms <= t->max_ms,
+                  "%s point %d (%zu bytes): not a valid summary of 5 runs (reps %d, min %.4f, median %.4f, max %.4f ms)",
+                  j->name, i, you[i].bytes, t->reps, t->min_ms, t->median_ms, t->max_ms);
+        if (you[i].bytes >= (1u << 20)) /* below 1 MiB, latency jitter dominates */
+            r[nr++] = kit[i].t.median_ms / t->median_ms;
     }
+    *ratio = xl_median(r, nr);
+    snprintf(figures, len,
+             "%s: your sweep's figures are %.2f times the kit's (median over 1 MiB to 256 MiB); at 256 MiB yours "
+             "%.2f GB/s, the kit's %.2f GB/s",
+             j->name, *ratio, xl_gbps(SWEEP_MAX, you[n - 1].t.median_ms), xl_gbps(SWEEP_MAX, kit[n - 1].t.median_ms));
+}
+
+/* measure_sweep_deviation - xl_measure_fn: how far the sweep is from the kit's, as max(r, 1/r) */
+static void measure_sweep_deviation(void *ctx, double *dev, char *figures, size_t len)
+{
+    double r;
+    measure_sweep(ctx, &r, figures, len);
+    *dev = r > 1 ? r : 1 / r;
+}
+
+XL_TEST(sweep, sizes_and_figures, 10, XL_GPU,
+        "lab_sweep measures 4 KiB to 256 MiB, doubling, with figures within 1.5x of the kit's", 40)
+{
+    sweep_job jobs[2] = {{LAB_H2D, "H2D"}, {LAB_D2H, "D2H"}};
+    for (int d = 0; d < 2; d++)
+        xl_ratio_check(measure_sweep_deviation, &jobs[d], 1.5, 0, "sweep figures against the kit's (need within 1.5x)");
     lab_point one;
     cr_assert(lab_sweep(LAB_H2D, 0, SWEEP_MAX, 3, &one, 1) == -1, "lab_sweep with min_bytes == 0 must return -1");
 }

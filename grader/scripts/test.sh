@@ -124,6 +124,15 @@ for lab in labs/[0-9][0-9]-*/; do
     done
 done
 
+echo "-- handouts: the points table is the grader's"
+for lab in labs/[0-9][0-9]-*/; do
+    slug=$(basename "$lab")
+    want=$(XL_POINTS_TABLE=1 $B/bin/$slug-grade-solution)
+    got=$(sed -n '/<!-- points:begin -->/,/<!-- points:end -->/p' "$lab/README.md" | sed '1d;$d')
+    if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "$slug: handout points table matches the grader"
+    else bad "$slug: handout points table differs from the grader's (XL_POINTS_TABLE=1 $B/bin/$slug-grade-solution prints it)"; fi
+done
+
 echo "-- explorers: bad input gives one line and a non-zero exit"
 for ex in $B/bin/*-explore; do
     name=${ex##*/}

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/gpu.h"
 #include "common/sizes.h"
@@ -38,22 +37,6 @@ static void die(const char *msg)
 {
     fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
     exit(2);
-}
-
-/* append_meta - adds the machine and the date to the CSV as comment lines */
-static void append_meta(const char *path, const xl_gpu_info *g, int reps)
-{
-    char drv[16], rt[16], day[32];
-    time_t now = time(NULL);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return;
-    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
-    fprintf(f, "# gpu: %s; driver supports CUDA %s; built with CUDA %s; %d copy engines\n", g->name,
-            xl_version_string(g->driver_version, drv, sizeof drv), xl_version_string(g->runtime_version, rt, sizeof rt),
-            g->copy_engines);
-    fprintf(f, "# measured %s by %s, %d timed runs per size after one warm-up\n", day, prog, reps);
-    fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -128,7 +111,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: lab_write_csv could not write %s\n", prog, csv);
             return 1;
         }
-        append_meta(csv, &g, reps);
+        xl_append_run_info(csv, &g, prog, reps);
         printf("wrote %s\n", csv);
     }
     return 0;
