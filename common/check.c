@@ -39,7 +39,7 @@ const char *xl_cuda_hint(cudaError_t err)
     case cudaErrorMemoryAllocation:
         return "out of memory: try a smaller size, or free what you allocated";
     case cudaErrorInvalidValue:
-        return "an argument is wrong: a NULL pointer, a wrong size or the wrong copy direction?";
+        return "an argument is wrong: a NULL pointer, a wrong size, the wrong copy direction, or a buffer lost to cudaDeviceReset()?";
     case cudaErrorIllegalAddress:
         return "a kernel touched memory outside its buffers: run compute-sanitizer on the program";
     case cudaErrorInvalidResourceHandle:

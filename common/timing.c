@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "trace.h"
 
 void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, int reps, xl_timing *out)
 {
@@ -11,6 +12,7 @@ void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, in
     cudaEvent_t start, stop;
     if (reps < 1 || reps > 1024 || warmup < 0)
         xl_fail("xl_time_gpu: reps must be 1..1024 and warmup >= 0 (got %d, %d)", reps, warmup);
+    XL_RANGE_PUSH("xl_time_gpu");
     XL_CHECK(cudaEventCreate(&start));
     XL_CHECK(cudaEventCreate(&stop));
     for (int i = 0; i < warmup; i++)
@@ -27,6 +29,7 @@ void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, in
     }
     XL_CHECK(cudaEventDestroy(start));
     XL_CHECK(cudaEventDestroy(stop));
+    XL_RANGE_POP();
     xl_summarize(samples, reps, out);
 }
 

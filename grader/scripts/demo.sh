@@ -20,8 +20,9 @@ for lab in labs/[0-9][0-9]-*/; do
     XL_IMPL=solution XL_RESULTS_DIR=$B/results/$slug-solution $B/bin/$slug-grade-solution >$B/demo/$slug-grade.log 2>&1
     summary+=("$(grep "^lab $id " $B/demo/$slug-grade.log | tail -1) (reference solution)")
 done
+
 echo "== charts =="
-grader/scripts/plots.sh >$B/demo/plots.log 2>&1; charts=$(tail -1 $B/demo/plots.log)
+grader/scripts/plots.sh 2>&1 | tee $B/demo/plots.log | grep -v "charts in"; charts=$(tail -1 $B/demo/plots.log)
 echo
 echo "== xferlab demo summary =="
 echo "${probe}"

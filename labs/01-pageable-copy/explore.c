@@ -12,6 +12,7 @@
 
 #include "common/gpu.h"
 #include "common/sizes.h"
+#include "common/trace.h"
 #include "labs/01-pageable-copy/lab.h"
 
 #define MAX_POINTS 40
@@ -84,8 +85,12 @@ int main(int argc, char **argv)
         die("--max is more than half of the GPU's memory");
 
     lab_point h2d[MAX_POINTS], d2h[MAX_POINTS];
+    XL_RANGE_PUSH("lab 01: H2D sweep");
     int n = lab_sweep(LAB_H2D, min_bytes, max_bytes, reps, h2d, MAX_POINTS);
+    XL_RANGE_POP();
+    XL_RANGE_PUSH("lab 01: D2H sweep");
     int n2 = n > 0 ? lab_sweep(LAB_D2H, min_bytes, max_bytes, reps, d2h, MAX_POINTS) : -1;
+    XL_RANGE_POP();
     if (n <= 0 || n2 != n) {
         fprintf(stderr, "%s: lab_sweep failed (see its message above)\n", prog);
         return 1;
