@@ -26,9 +26,13 @@ XL_LAB("01", "pageable-copy");
 #define SWEEP_MIN (4u << 10)       /* 4 KiB */
 #define SWEEP_MAX (256u << 20)     /* 256 MiB */
 #define SWEEP_POINTS 17            /* 4 KiB, 8 KiB, ..., 256 MiB */
+/* The sweep's figures are judged as the median over sizes >= 1 MiB of the kit's time over the student's.
+ * For the reference this ratio ranged from 0.83 to 1.05 (H100) and 0.79 to 1.13 (H200) in 20 sweeps each;
+ * a sweep that copies half or twice the sizes it reports sits near 2 or 0.5. The bar: within 1.5x. */
 #define SPEED_BYTES (64u << 20)    /* 64 MiB: past the small-size latency, quick to copy */
-/* Pageable copies vary run to run. The reference reached 96% to 107% of the kit (10 runs, H100, 2026-11-22),
- * a spread of about 3%: 85% leaves more than three spreads of margin. */
+/* Pageable copies vary from run to run. In 10 gradings each (2026-11-22) the reference reached 96% to 105% of
+ * the kit's rate on an H100 and 94% to 114% on an H200: mean 101%, standard deviation 4%. 85% sits about four
+ * standard deviations below the mean, and a failing attempt is measured again twice. */
 #define SPEED_NEED 0.85
 
 /* ===== Part A: the timer ===== */
