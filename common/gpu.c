@@ -87,6 +87,22 @@ void xl_gpu_require(const char *prog, xl_gpu_info *info)
     }
 }
 
+int xl_pcie_link(int *gen, int *width, double *line_gbps)
+{
+    /* per-lane rate in GB/s after line encoding: 8b/10b up to gen 2, 128b/130b from gen 3 */
+    static const double lane_gbps[] = {0, 0.25, 0.5, 8 * 128.0 / 130 / 8, 16 * 128.0 / 130 / 8, 32 * 128.0 / 130 / 8};
+    FILE *p = popen("nvidia-smi --query-gpu=pcie.link.gen.max,pcie.link.width.max --format=csv,noheader,nounits "
+                    "2>/dev/null",
+                    "r");
+    int ok = p && fscanf(p, "%d, %d", gen, width) == 2;
+    if (p)
+        pclose(p);
+    if (!ok || *gen < 1 || *gen > 5 || *width < 1)
+        return -1;
+    *line_gbps = lane_gbps[*gen] * *width;
+    return 0;
+}
+
 int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps)
 {
     char drv[16], rt[16], day[32], rel[64];
@@ -98,6 +114,10 @@ int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog,
     fprintf(f, "# gpu: %s; driver %s (CUDA %s); built with CUDA %s; %d copy engines\n", g->name,
             xl_driver_release(rel, sizeof rel), xl_version_string(g->driver_version, drv, sizeof drv),
             xl_version_string(g->runtime_version, rt, sizeof rt), g->copy_engines);
+    int gen, width;
+    double line;
+    if (xl_pcie_link(&gen, &width, &line) == 0)
+        fprintf(f, "# link: PCIe gen %d x%d, line rate %.1f GB/s per direction\n", gen, width, line);
     fprintf(f, "# measured %s by %s, %d timed runs per size after one warm-up\n", day, prog, reps);
     return fclose(f) == 0 ? 0 : -1;
 }

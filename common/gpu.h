@@ -38,6 +38,10 @@ const char *xl_driver_release(char *buf, size_t len);
  * the GPU, driver and toolkit, the date, the program and its repetitions; 0, or -1 if it cannot write */
 int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps);
 
+/* xl_pcie_link - the GPU's PCIe link at its best (generation, lanes) as nvidia-smi reports it, and the
+ * line rate per direction in GB/s after encoding; 0, or -1 when nvidia-smi cannot tell */
+int xl_pcie_link(int *gen, int *width, double *line_gbps);
+
 /* xl_version_string - "13.0" for 13000, into buf */
 const char *xl_version_string(int v, char *buf, size_t len);
 

@@ -33,6 +33,36 @@ void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, in
     xl_summarize(samples, reps, out);
 }
 
+void xl_memcpy_work(cudaStream_t stream, void *ctx)
+{
+    xl_copy_job *c = ctx;
+    (void)stream;
+    XL_CHECK(cudaMemcpy(c->dst, c->src, c->bytes, c->kind));
+}
+
+void xl_memcpy_async_work(cudaStream_t stream, void *ctx)
+{
+    xl_copy_job *c = ctx;
+    XL_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes, c->kind, stream));
+}
+
+void xl_time_interleaved(xl_work_fn work_a, void *ctx_a, xl_work_fn work_b, void *ctx_b, cudaStream_t stream,
+                         int rounds, xl_timing *a, xl_timing *b)
+{
+    double ms_a[1024], ms_b[1024];
+    xl_timing t;
+    if (rounds < 1 || rounds > 1024)
+        xl_fail("xl_time_interleaved: rounds must be 1..1024 (got %d)", rounds);
+    for (int i = 0; i < rounds; i++) {
+        xl_time_gpu(work_a, ctx_a, stream, i == 0, 1, &t);
+        ms_a[i] = t.median_ms;
+        xl_time_gpu(work_b, ctx_b, stream, i == 0, 1, &t);
+        ms_b[i] = t.median_ms;
+    }
+    xl_summarize(ms_a, rounds, a);
+    xl_summarize(ms_b, rounds, b);
+}
+
 double xl_now_ms(void)
 {
     struct timespec ts;

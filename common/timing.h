@@ -21,6 +21,25 @@ typedef void (*xl_work_fn)(cudaStream_t stream, void *ctx);
  * recorded on stream and waited for; fills out with the median, min and max in ms. reps <= 1024. */
 void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, int reps, xl_timing *out);
 
+/* One copy, the kit's reference operation, as a work function's context. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    enum cudaMemcpyKind kind;
+} xl_copy_job;
+
+/* xl_memcpy_work - xl_work_fn: cudaMemcpy of *(xl_copy_job *)ctx (legacy default stream; stream unused) */
+void xl_memcpy_work(cudaStream_t stream, void *ctx);
+
+/* xl_memcpy_async_work - xl_work_fn: cudaMemcpyAsync of *(xl_copy_job *)ctx on stream (not waited for) */
+void xl_memcpy_async_work(cudaStream_t stream, void *ctx);
+
+/* xl_time_interleaved - times two operations fairly: one warm-up each, then rounds runs of each, alternating,
+ * so that drift in the machine hits both alike; fills *a and *b (median, min, max of rounds runs) */
+void xl_time_interleaved(xl_work_fn work_a, void *ctx_a, xl_work_fn work_b, void *ctx_b, cudaStream_t stream,
+                         int rounds, xl_timing *a, xl_timing *b);
+
 /* xl_now_ms - a monotonic host clock in ms, for host-side work */
 double xl_now_ms(void);
 

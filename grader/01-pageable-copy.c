@@ -45,10 +45,9 @@ static void delay_work(cudaStream_t s, void *ctx)
 
 XL_TEST(timer, waits_for_gpu, 10, XL_GPU, "lab_time_gpu times a 20 ms GPU operation as 20 ms (it waits for the GPU)", 10)
 {
-    cudaStream_t s;
+    cudaStream_t s = kit_stream();
     uint64_t ns = 20 * 1000 * 1000;
     xl_timing kit, you = {0};
-    XL_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     xl_time_gpu(delay_work, &ns, s, 1, 3, &kit);
     xl_expect_ok(lab_time_gpu(delay_work, &ns, s, 1, 3, &you), "lab_time_gpu");
     double r = you.median_ms / kit.median_ms;
@@ -85,9 +84,8 @@ XL_TEST(timer, median_after_warmup, 5, XL_GPU,
         b++;
     sc.ms[a] = 9;
     sc.ms[b] = 9;
-    cudaStream_t s;
+    cudaStream_t s = kit_stream();
     xl_timing you = {0};
-    XL_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, 2, 5, &you), "lab_time_gpu");
     cr_assert(sc.calls == 7, "with warmup=2 and reps=5, lab_time_gpu must call the work 7 times; it called it %d times",
               sc.calls);
@@ -155,10 +153,10 @@ typedef struct {
     void *host, *dev;
 } speed_bufs;
 
-/* student_copy_work - xl_work_fn: one lab_copy as described by a kit_copy */
+/* student_copy_work - xl_work_fn: one lab_copy as described by an xl_copy_job */
 static void student_copy_work(cudaStream_t s, void *ctx)
 {
-    kit_copy *c = ctx;
+    xl_copy_job *c = ctx;
     (void)s;
     cr_assert(lab_copy(c->dst, c->src, c->bytes, c->kind == cudaMemcpyHostToDevice ? LAB_H2D : LAB_D2H) == 0,
               "lab_copy returned an error during the speed test");
@@ -168,25 +166,14 @@ static void student_copy_work(cudaStream_t s, void *ctx)
 static void measure_speed(void *ctx, double *ratio, char *figures, size_t len)
 {
     speed_bufs *b = ctx;
-    kit_copy dirs[2] = {{b->dev, b->host, SPEED_BYTES, cudaMemcpyHostToDevice},
-                        {b->host, b->dev, SPEED_BYTES, cudaMemcpyDeviceToHost}};
+    xl_copy_job dirs[2] = {{b->dev, b->host, SPEED_BYTES, cudaMemcpyHostToDevice},
+                           {b->host, b->dev, SPEED_BYTES, cudaMemcpyDeviceToHost}};
     const char *names[2] = {"H2D", "D2H"};
     size_t used = 0;
     *ratio = INFINITY;
-    for (int d = 0; d < 2; d++) {
-        double kit_ms[5], you_ms[5];
-        xl_timing t;
-        kit_copy_work(0, &dirs[d]); /* warm-up */
-        student_copy_work(0, &dirs[d]);
-        for (int i = 0; i < 5; i++) { /* interleaved, so drift hits both alike */
-            xl_time_gpu(kit_copy_work, &dirs[d], 0, 0, 1, &t);
-            kit_ms[i] = t.median_ms;
-            xl_time_gpu(student_copy_work, &dirs[d], 0, 0, 1, &t);
-            you_ms[i] = t.median_ms;
-        }
+    for (int d = 0; d < 2 && used < len; d++) {
         xl_timing kit, you;
-        xl_summarize(kit_ms, 5, &kit);
-        xl_summarize(you_ms, 5, &you);
+        xl_time_interleaved(xl_memcpy_work, &dirs[d], student_copy_work, &dirs[d], 0, 5, &kit, &you);
         double r = kit.median_ms / you.median_ms;
         if (r < *ratio)
             *ratio = r;
@@ -195,8 +182,6 @@ static void measure_speed(void *ctx, double *ratio, char *figures, size_t len)
                          d ? "; " : "", names[d], xl_gbps(SPEED_BYTES, you.median_ms), 100 * r,
                          xl_gbps(SPEED_BYTES, kit.median_ms), xl_gbps(SPEED_BYTES, kit.max_ms),
                          xl_gbps(SPEED_BYTES, kit.min_ms));
-        if (used >= len)
-            break;
     }
 }
 

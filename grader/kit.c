@@ -8,18 +8,11 @@
 #include "common/timing.h"
 #include "grade.h"
 
-void kit_copy_work(cudaStream_t stream, void *ctx)
-{
-    kit_copy *c = ctx;
-    (void)stream;
-    XL_CHECK(cudaMemcpy(c->dst, c->src, c->bytes, c->kind));
-}
-
 void kit_time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int warmup, int reps,
                    xl_timing *out)
 {
-    kit_copy c = {dst, src, bytes, kind};
-    xl_time_gpu(kit_copy_work, &c, 0, warmup, reps, out);
+    xl_copy_job c = {dst, src, bytes, kind};
+    xl_time_gpu(xl_memcpy_work, &c, 0, warmup, reps, out);
 }
 
 void *kit_host_alloc(size_t bytes)
@@ -28,6 +21,28 @@ void *kit_host_alloc(size_t bytes)
     cr_assert(p != NULL, "the grader could not allocate %zu bytes of host memory", bytes);
     xl_poison(p, bytes);
     return p;
+}
+
+void *kit_pinned_alloc(size_t bytes)
+{
+    void *p = NULL;
+    XL_CHECK(cudaMallocHost(&p, bytes));
+    xl_poison(p, bytes);
+    return p;
+}
+
+int kit_is_pinned(const void *p)
+{
+    struct cudaPointerAttributes a;
+    XL_CHECK(cudaPointerGetAttributes(&a, p));
+    return a.type == cudaMemoryTypeHost;
+}
+
+cudaStream_t kit_stream(void)
+{
+    cudaStream_t s;
+    XL_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    return s;
 }
 
 void *kit_dev_alloc(size_t bytes)

@@ -13,23 +13,21 @@
 
 #include "common/stats.h"
 
-/* One cudaMemcpy, as a work function for xl_time_gpu. */
-typedef struct {
-    void *dst;
-    const void *src;
-    size_t bytes;
-    enum cudaMemcpyKind kind;
-} kit_copy;
-
-/* kit_copy_work - xl_work_fn doing one cudaMemcpy of *(kit_copy *)ctx (legacy default stream) */
-void kit_copy_work(cudaStream_t stream, void *ctx);
-
 /* kit_time_copy - the kit's timing of cudaMemcpy: warmup runs, then the median of reps, on stream 0 */
 void kit_time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int warmup, int reps,
                    xl_timing *out);
 
 /* kit_host_alloc - malloc'd host memory, filled with XL_POISON_BYTE (every page touched); fails the test on OOM */
 void *kit_host_alloc(size_t bytes);
+
+/* kit_pinned_alloc - cudaMallocHost'd memory filled with XL_POISON_BYTE; fails the test on error */
+void *kit_pinned_alloc(size_t bytes);
+
+/* kit_is_pinned - 1 when the CUDA runtime knows p as page-locked host memory, 0 when it is pageable */
+int kit_is_pinned(const void *p);
+
+/* kit_stream - a new non-blocking stream (it does not wait for, or hold up, the legacy default stream) */
+cudaStream_t kit_stream(void);
 
 /* kit_dev_alloc - cudaMalloc'd memory filled with XL_POISON_BYTE */
 void *kit_dev_alloc(size_t bytes);

@@ -33,9 +33,10 @@ for lab in labs/[0-9][0-9]-*/; do
             tag=$(basename "$csv" .csv)
             machine=$(sed -n 's/^# gpu: \([^;]*\);.*/\1/p' "$csv" | head -1)
             [ -n "$machine" ] || machine=$tag
+            linkrate=$(sed -n 's/^# link: .*line rate \([0-9.]*\) GB\/s.*/\1/p' "$csv" | head -1)
             base=$out/$(basename "$gp" .gp)-$tag
             for fmt in svg png; do
-                if ! gnuplot -e "data='$csv'; out='$base'; machine='$machine'; fmt='$fmt'" "$gp" 2>"$base.$fmt.log"; then
+                if ! gnuplot -e "data='$csv'; out='$base'; machine='$machine'; fmt='$fmt'; linkrate=${linkrate:-0}" "$gp" 2>"$base.$fmt.log"; then
                     echo "plots: $gp on $csv failed:"; sed 's/^/    /' "$base.$fmt.log"; rc=1
                 else rm -f "$base.$fmt.log"; fi
             done

@@ -1,0 +1,304 @@
+/* explore.c - lab 02's explorer: your pinned copies against pageable ones, and what pinning costs. Do not edit.
+ *
+ * Runs your lab.cu (or the reference, as build/bin/02-pinned-copy-explore-solution) and prints:
+ * bandwidth of pinned and pageable copies by size, both directions; the cost of malloc, pinning
+ * (lab_pinned_alloc) and registering (cudaHostRegister) by size; your pooled loop against the
+ * naive one; your round trip; and after how many transfers pinning pays for itself.
+ *     make run LAB=02 ARGS="--max 256M --reps 5 --csv pinned.csv"
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "common/csv.h"
+#include "common/gpu.h"
+#include "common/sizes.h"
+#include "common/stats.h"
+#include "common/timing.h"
+#include "common/trace.h"
+#include "labs/02-pinned-copy/lab.h"
+
+#define MAX_POINTS 40
+#define MAX_BYTES ((size_t)4 << 30)
+#define LOOP_N 16
+#define LOOP_BYTES ((size_t)64 << 20)
+
+static const char *prog = "02-pinned-copy-explore";
+
+/* usage - prints how to call the explorer */
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [--min SIZE] [--max SIZE] [--alloc-max SIZE] [--reps N] [--csv FILE]\n"
+            "  --min SIZE        smallest copy (default 4K)\n"
+            "  --max SIZE        largest copy, at most 4G (default 256M); sizes double from --min\n"
+            "  --alloc-max SIZE  largest allocation timed, 1M to 4G (default 1G); sizes grow 4x from 1 MiB\n"
+            "  --reps N          timed runs per point after one warm-up, 1 to 100 (default 5)\n"
+            "  --csv FILE        also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)\n",
+            prog);
+}
+
+/* die - one line on stderr, exit 2 (bad input) */
+static void die(const char *msg)
+{
+    fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
+    exit(2);
+}
+
+/* One pinned copy by the student's code, as a work function. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    lab_dir dir;
+} pinned_job;
+
+/* pinned_work - xl_work_fn: one lab_pinned_copy */
+static void pinned_work(cudaStream_t s, void *ctx)
+{
+    pinned_job *j = ctx;
+    if (lab_pinned_copy(j->dst, j->src, j->bytes, j->dir, s) != 0)
+        xl_fail("lab_pinned_copy failed (see its message above)");
+}
+
+/* row - prints a CSV row when a CSV is open */
+static void row(xl_csv *csv, const char *kind, const char *label, size_t bytes, const xl_timing *t)
+{
+    if (csv)
+        xl_csv_row(csv, "%s,%s,%zu,%.9g,%.9g,%.9g,%.9g", kind, label, bytes, t->median_ms, t->min_ms, t->max_ms,
+                   xl_gbps((double)bytes, t->median_ms));
+}
+
+/* sweep_copies - pinned (yours) and pageable (the kit's cudaMemcpy), both directions, by size */
+static void sweep_copies(size_t min_b, size_t max_b, int reps, cudaStream_t s, xl_csv *csv, xl_timing pin_t[2][MAX_POINTS],
+                         xl_timing page_t[2][MAX_POINTS], int *npoints)
+{
+    char sz[32];
+    void *pinned = lab_pinned_alloc(max_b), *pageable = malloc(max_b), *dev;
+    if (!pinned || !pageable)
+        xl_fail("cannot allocate two host buffers of %s", xl_format_size(max_b, sz, sizeof sz));
+    memset(pinned, 1, max_b);
+    memset(pageable, 1, max_b);
+    XL_CHECK(cudaMalloc(&dev, max_b));
+    printf("%10s %12s %12s %8s %12s %12s %8s\n", "size", "H2D pinned", "H2D pageable", "ratio", "D2H pinned",
+           "D2H pageable", "ratio");
+    int i = 0;
+    for (size_t b = min_b; b <= max_b && i < MAX_POINTS; b *= 2, i++) {
+        printf("%10s", xl_format_size(b, sz, sizeof sz));
+        for (int d = 0; d < 2; d++) {
+            pinned_job pj = {d ? pinned : dev, d ? dev : pinned, b, (lab_dir)d};
+            xl_copy_job kj = {d ? pageable : dev, d ? dev : pageable, b,
+                              d ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice};
+            xl_time_gpu(pinned_work, &pj, s, 1, reps, &pin_t[d][i]);
+            xl_time_gpu(xl_memcpy_work, &kj, 0, 1, reps, &page_t[d][i]);
+            double gp = xl_gbps(b, pin_t[d][i].median_ms), gq = xl_gbps(b, page_t[d][i].median_ms);
+            printf(" %7.2f GB/s %7.2f GB/s %7.1fx", gp, gq, gp / gq);
+            row(csv, "copy", d ? "D2H pinned" : "H2D pinned", b, &pin_t[d][i]);
+            row(csv, "copy", d ? "D2H pageable" : "H2D pageable", b, &page_t[d][i]);
+        }
+        printf("\n");
+    }
+    *npoints = i;
+    XL_CHECK(cudaFree(dev));
+    lab_pinned_free(pinned);
+    free(pageable);
+}
+
+/* Allocation methods timed on the host clock. */
+enum { M_MALLOC, M_PINNED, M_REGISTER, M_FREEHOST, M_UNREGISTER, M_COUNT };
+static const char *method_name[M_COUNT] = {"malloc + touch", "lab_pinned_alloc", "cudaHostRegister", "lab_pinned_free",
+                                           "cudaHostUnregister"};
+
+/* time_allocs - median host time of each method at bytes, into t[M_COUNT] */
+static void time_allocs(size_t bytes, int reps, xl_timing t[M_COUNT])
+{
+    double ms[M_COUNT][100];
+    for (int r = 0; r < reps; r++) {
+        double t0 = xl_now_ms();
+        char *p = malloc(bytes);
+        if (!p)
+            xl_fail("malloc of %zu bytes failed", bytes);
+        memset(p, 1, bytes); /* malloc alone reserves address space; the pages appear when touched */
+        ms[M_MALLOC][r] = xl_now_ms() - t0;
+        t0 = xl_now_ms();
+        XL_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+        ms[M_REGISTER][r] = xl_now_ms() - t0;
+        t0 = xl_now_ms();
+        XL_CHECK(cudaHostUnregister(p));
+        ms[M_UNREGISTER][r] = xl_now_ms() - t0;
+        free(p);
+        t0 = xl_now_ms();
+        void *q = lab_pinned_alloc(bytes);
+        ms[M_PINNED][r] = xl_now_ms() - t0;
+        if (!q)
+            xl_fail("lab_pinned_alloc of %zu bytes failed", bytes);
+        t0 = xl_now_ms();
+        lab_pinned_free(q);
+        ms[M_FREEHOST][r] = xl_now_ms() - t0;
+    }
+    for (int m = 0; m < M_COUNT; m++)
+        xl_summarize(ms[m], reps, &t[m]);
+}
+
+/* stamp - lab_produce_fn: writes one word per page, as cheaply as a batch can be marked */
+static void stamp(void *buf, size_t bytes, int i, void *ctx)
+{
+    (void)ctx;
+    for (size_t off = 0; off + 8 <= bytes; off += 4096)
+        memcpy((char *)buf + off, &i, sizeof i);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"min", 1, 0, 'a'}, {"max", 1, 0, 'b'}, {"alloc-max", 1, 0, 'm'},
+                                         {"reps", 1, 0, 'r'}, {"csv", 1, 0, 'c'}, {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    size_t min_b = 4 << 10, max_b = 256 << 20, alloc_max = (size_t)1 << 30;
+    int reps = 5, c, n = 0;
+    const char *csv_path = NULL;
+    char err[256], sz[32];
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+        case 'b':
+        case 'm':
+            if (xl_parse_size(optarg, MAX_BYTES, c == 'a' ? &min_b : c == 'b' ? &max_b : &alloc_max, err,
+                              sizeof err) != 0)
+                die(err);
+            break;
+        case 'r': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100)
+                die("--reps must be a whole number from 1 to 100");
+            reps = (int)v;
+            break;
+        }
+        case 'c':
+            csv_path = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc)
+        die("unexpected argument");
+    if (min_b > max_b)
+        die("--min is larger than --max");
+    if (alloc_max < (1u << 20))
+        die("--alloc-max must be at least 1M");
+
+    xl_gpu_info g;
+    xl_gpu_require(prog, &g);
+    if (max_b > g.total_mem_bytes / 2 || (size_t)LOOP_N * LOOP_BYTES > g.total_mem_bytes / 2)
+        die("this GPU has too little memory for these sizes");
+    xl_csv *csv = NULL;
+    if (csv_path && !(csv = xl_csv_open(csv_path, "kind,label,bytes,median_ms,min_ms,max_ms,gbps", err, sizeof err))) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return 1;
+    }
+    cudaStream_t s;
+    XL_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+    printf("lab 02 on %s: pinned copies (yours) against pageable ones (cudaMemcpy), median of %d runs\n", g.name,
+           reps);
+    static xl_timing pin_t[2][MAX_POINTS], page_t[2][MAX_POINTS];
+    XL_RANGE_PUSH("lab 02: copy sweep");
+    sweep_copies(min_b, max_b, reps, s, csv, pin_t, page_t, &n);
+    XL_RANGE_POP();
+
+    printf("\nallocation costs (host clock, median of %d)\n%10s", reps < 3 ? reps : 3, "size");
+    for (int m = 0; m < M_COUNT; m++)
+        printf(" %19s", method_name[m]);
+    printf("\n");
+    xl_timing at[M_COUNT], at64[M_COUNT] = {{0}};
+    int have64 = 0;
+    XL_RANGE_PUSH("lab 02: allocation costs");
+    for (size_t b = 1u << 20; b <= alloc_max; b *= 4) {
+        time_allocs(b, reps < 3 ? reps : 3, at);
+        printf("%10s", xl_format_size(b, sz, sizeof sz));
+        for (int m = 0; m < M_COUNT; m++) {
+            printf(" %16.3f ms", at[m].median_ms);
+            row(csv, "alloc", method_name[m], b, &at[m]);
+        }
+        printf("\n");
+        if (b == LOOP_BYTES) {
+            memcpy(at64, at, sizeof at);
+            have64 = 1;
+        }
+    }
+    XL_RANGE_POP();
+
+    XL_RANGE_PUSH("lab 02: pool against naive");
+    void *dev;
+    XL_CHECK(cudaMalloc(&dev, (size_t)LOOP_N * LOOP_BYTES));
+    lab_pool *pool = lab_pool_create(LOOP_BYTES, 2);
+    if (!pool)
+        xl_fail("lab_pool_create(64 MiB, 2) failed (see its message above)");
+    double t0 = xl_now_ms();
+    if (lab_loop_naive(dev, LOOP_BYTES, LOOP_N, stamp, NULL, s) != 0)
+        xl_fail("lab_loop_naive failed");
+    double naive_ms = xl_now_ms() - t0;
+    t0 = xl_now_ms();
+    if (lab_loop_pooled(pool, dev, LOOP_BYTES, LOOP_N, stamp, NULL, s) != 0)
+        xl_fail("lab_loop_pooled failed");
+    double pooled_ms = xl_now_ms() - t0;
+    lab_pool_destroy(pool);
+    XL_RANGE_POP();
+    printf("\n%d transfers of 64 MiB: pinning each %.0f ms, through the pool %.1f ms: %.1fx\n", LOOP_N, naive_ms,
+           pooled_ms, naive_ms / pooled_ms);
+
+    void *in = lab_pinned_alloc(max_b), *out = lab_pinned_alloc(max_b);
+    if (!in || !out)
+        xl_fail("lab_pinned_alloc failed (see its message above)");
+    memset(in, 3, max_b);
+    double trip[100];
+    for (int r = 0; r <= reps; r++) {
+        t0 = xl_now_ms();
+        if (lab_round_trip(out, in, dev, max_b, s) != 0)
+            xl_fail("lab_round_trip failed");
+        if (r > 0)
+            trip[r - 1] = xl_now_ms() - t0;
+    }
+    xl_timing tt;
+    xl_summarize(trip, reps, &tt);
+    row(csv, "roundtrip", "pinned", 2 * max_b, &tt);
+    printf("round trip of %s there and back: %.2f ms, %.1f GB/s counting both directions\n",
+           xl_format_size(max_b, sz, sizeof sz), tt.median_ms, xl_gbps(2.0 * max_b, tt.median_ms));
+    lab_pinned_free(in);
+    lab_pinned_free(out);
+    XL_CHECK(cudaFree(dev));
+
+    /* after how many 64 MiB transfers does pinning a buffer pay for itself? */
+    int k = -1;
+    for (int i = 0; i < n; i++)
+        if (pin_t[0][i].reps && (min_b << i) == LOOP_BYTES)
+            k = i;
+    if (k >= 0 && have64) {
+        double saved = page_t[0][k].median_ms - pin_t[0][k].median_ms;
+        double cost = at64[M_PINNED].median_ms + at64[M_FREEHOST].median_ms - at64[M_MALLOC].median_ms;
+        printf("pinning 64 MiB costs %.1f ms more than malloc; each H2D copy from it saves %.1f ms: it pays off "
+               "after %.1f transfers\n",
+               cost, saved, saved > 0 ? cost / saved : -1.0);
+    }
+    printf("summary: pinned H2D %.1f GB/s, D2H %.1f GB/s at %s (%.1fx and %.1fx pageable); pool %.1fx faster "
+           "than pinning each of %d transfers\n",
+           xl_gbps(min_b << (n - 1), pin_t[0][n - 1].median_ms), xl_gbps(min_b << (n - 1), pin_t[1][n - 1].median_ms),
+           xl_format_size(min_b << (n - 1), sz, sizeof sz), page_t[0][n - 1].median_ms / pin_t[0][n - 1].median_ms,
+           page_t[1][n - 1].median_ms / pin_t[1][n - 1].median_ms, naive_ms / pooled_ms, LOOP_N);
+    if (csv) {
+        if (xl_csv_close(csv, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return 1;
+        }
+        xl_append_run_info(csv_path, &g, prog, reps);
+        printf("wrote %s\n", csv_path);
+    }
+    return 0;
+}
