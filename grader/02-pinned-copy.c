@@ -197,50 +197,52 @@ XL_TEST(copy, pinned_speed, 10, XL_GPU, "lab_pinned_copy of 256 MiB reaches 90% 
     xl_ratio_check(measure_pinned, &sc, PINNED_NEED, 1, "pinned copy speed (need >= 90% of the kit's)");
 }
 
-/* Your pinned copies against the kit's pageable ones. */
+/* Pinned copies (yours, or the kit's for the premise) against the kit's pageable ones. */
 typedef struct {
-    speed_ctx pinned;   /* host buffer from lab_pinned_alloc */
-    void *pageable;     /* malloc'd, for the kit's copies */
-    int premise_only;   /* 1: measure the kit's pinned copy instead of yours (the premise) */
+    speed_ctx yours;    /* host buffer from lab_pinned_alloc */
+    speed_ctx kits;     /* host buffer from cudaMallocHost */
+    void *pageable;     /* malloc'd, for the kit's pageable copies */
+    int premise_only;   /* 1: the kit's pinned copy (is there an edge on this machine at all?) */
 } edge_ctx;
 
 /* measure_edge - xl_measure_fn: pageable time / pinned time, the worse direction */
 static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
 {
     edge_ctx *e = ctx;
+    speed_ctx *sc = e->premise_only ? &e->kits : &e->yours;
     size_t used = 0;
     *ratio = INFINITY;
     for (int d = 0; d < 2 && used < len; d++) {
-        copy_ctx *c = &e->pinned.dirs[d];
-        copy_ctx pc = *c;
+        copy_ctx *c = &sc->dirs[d], pc = *c;
         pc.host = e->pageable;
         xl_copy_job pageable_job = kit_job(&pc), pinned_job = kit_job(c);
         xl_timing pageable, pinned;
         if (e->premise_only)
-            xl_time_interleaved(xl_memcpy_work, &pageable_job, xl_memcpy_async_work, &pinned_job, e->pinned.s, 5,
+            xl_time_interleaved(xl_memcpy_work, &pageable_job, xl_memcpy_async_work, &pinned_job, sc->s, 5,
                                 &pageable, &pinned);
         else
-            xl_time_interleaved(xl_memcpy_work, &pageable_job, student_copy_work, c, e->pinned.s, 5, &pageable,
-                                &pinned);
+            xl_time_interleaved(xl_memcpy_work, &pageable_job, student_copy_work, c, sc->s, 5, &pageable, &pinned);
         double r = pageable.median_ms / pinned.median_ms, b = (double)c->bytes;
         *ratio = fmin(*ratio, r);
         used += snprintf(figures + used, len - used, "%s%s %s pinned %.1f GB/s, the kit's pageable %.1f GB/s: %.1fx",
-                         d ? "; " : "", dir_name[d], e->premise_only ? "the kit's" : "your", xl_gbps(b, pinned.median_ms),
-                         xl_gbps(b, pageable.median_ms), r);
+                         d ? "; " : "", dir_name[d], e->premise_only ? "the kit's" : "your",
+                         xl_gbps(b, pinned.median_ms), xl_gbps(b, pageable.median_ms), r);
     }
 }
 
 XL_TEST(copy, beats_pageable, 5, XL_GPU, "your pinned copies of 64 MiB are at least 2x the kit's pageable ones", 30)
 {
     edge_ctx e = {.pageable = kit_host_alloc(MID), .premise_only = 1};
-    void *dev = kit_dev_alloc(MID), *host = lab_pinned_alloc(MID);
+    void *dev = kit_dev_alloc(MID), *kit_host = kit_pinned_alloc(MID), *host = lab_pinned_alloc(MID);
     double premise;
     char figures[512];
     cr_assert(host != NULL, "lab_pinned_alloc(64 MiB) returned NULL");
     memset(host, 1, MID);
-    e.pinned.s = kit_stream();
-    e.pinned.dirs[0] = (copy_ctx){host, dev, MID, LAB_H2D};
-    e.pinned.dirs[1] = (copy_ctx){host, dev, MID, LAB_D2H};
+    e.yours.s = e.kits.s = kit_stream();
+    e.yours.dirs[0] = (copy_ctx){host, dev, MID, LAB_H2D};
+    e.yours.dirs[1] = (copy_ctx){host, dev, MID, LAB_D2H};
+    e.kits.dirs[0] = (copy_ctx){kit_host, dev, MID, LAB_H2D};
+    e.kits.dirs[1] = (copy_ctx){kit_host, dev, MID, LAB_D2H};
     measure_edge(&e, &premise, figures, sizeof figures);
     if (premise < PAGEABLE_PREMISE)
         cr_skip_test("on this machine pinned memory gives little edge (%s; under %.1fx), so this test does not "

@@ -39,3 +39,5 @@ echo "build (make -j$(nproc) build): $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }
 grep '^xferlab:' "$out/test.log"
 printf '%s\n' "${summary[@]}"
 tail -n 12 "$out/demo.log"
+# pack the logs into one file (the device tool brings back at most 8 files)
+tar czf "$out/logs.tgz" -C "$out" --exclude='*.csv' --exclude=logs.tgz . && find "$out" -maxdepth 1 -name '*.log' -delete
