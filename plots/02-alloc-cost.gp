@@ -17,10 +17,11 @@ set xtics nomirror ("1 MiB" 1048576, "4 MiB" 4194304, "16 MiB" 16777216, "64 MiB
 set ytics nomirror
 set format y "%g"
 set grid xtics ytics lc rgb "#dddddd"
-set key top left box opaque
+set key top left box opaque noenhanced
+set datafile missing NaN
 sel(label) = strcol(1) eq "alloc" && strcol(2) eq label
-plot data using 3:(sel("malloc + touch") ? $4 : 1/0) with linespoints lw 2 pt 7 lc rgb "#2ca02c" title "malloc + write every page", \
-     data using 3:(sel("lab_pinned_alloc") ? $4 : 1/0) with linespoints lw 2 pt 5 lc rgb "#d62728" title "cudaMallocHost (lab_pinned_alloc)", \
-     data using 3:(sel("cudaHostRegister") ? $4 : 1/0) with linespoints lw 2 pt 9 lc rgb "#1f77b4" title "cudaHostRegister of touched memory", \
-     data using 3:(sel("lab_pinned_free") ? $4 : 1/0) with linespoints lw 1.5 dt 2 pt 4 lc rgb "#d62728" title "cudaFreeHost (lab_pinned_free)", \
-     data using 3:(sel("cudaHostUnregister") ? $4 : 1/0) with linespoints lw 1.5 dt 2 pt 8 lc rgb "#1f77b4" title "cudaHostUnregister"
+plot data using 3:(sel("malloc + touch") ? $4 : NaN) with linespoints lw 2 pt 7 lc rgb "#2ca02c" title "malloc + write every page", \
+     data using 3:(sel("lab_pinned_alloc") ? $4 : NaN) with linespoints lw 2 pt 5 lc rgb "#d62728" title "cudaMallocHost (lab_pinned_alloc)", \
+     data using 3:(sel("cudaHostRegister") ? $4 : NaN) with linespoints lw 2 pt 9 lc rgb "#1f77b4" title "cudaHostRegister of touched memory", \
+     data using 3:(sel("lab_pinned_free") ? $4 : NaN) with linespoints lw 1.5 dt 2 pt 4 lc rgb "#d62728" title "cudaFreeHost (lab_pinned_free)", \
+     data using 3:(sel("cudaHostUnregister") ? $4 : NaN) with linespoints lw 1.5 dt 2 pt 8 lc rgb "#1f77b4" title "cudaHostUnregister"

@@ -19,7 +19,8 @@ set xtics nomirror ("4 KiB" 4096, "16 KiB" 16384, "64 KiB" 65536, "256 KiB" 2621
 set ytics nomirror
 set yrange [0:(linkrate > 0 ? linkrate * 1.12 : 70)]
 set grid xtics ytics lc rgb "#dddddd"
-set key top left box opaque
+set key top left box opaque noenhanced
+set datafile missing NaN
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 0.8
 set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 0.8
 set style line 3 lc rgb "#1f77b4" lw 1.5 pt 6 ps 0.8 dt 2
@@ -31,7 +32,7 @@ if (linkrate > 0) {
     set label 1 sprintf("PCIe line rate %.1f GB/s per direction", linkrate) at graph 0.98, first linkrate * 1.03 right tc rgb "#555555"
     set arrow 1 from graph 0, first linkrate to graph 1, first linkrate nohead ls 5
 }
-plot data using 3:(sel("H2D pinned") ? $7 : 1/0) with linespoints ls 1 title "H2D, pinned", \
-     data using 3:(sel("D2H pinned") ? $7 : 1/0) with linespoints ls 2 title "D2H, pinned", \
-     data using 3:(sel("H2D pageable") ? $7 : 1/0) with linespoints ls 3 title "H2D, pageable", \
-     data using 3:(sel("D2H pageable") ? $7 : 1/0) with linespoints ls 4 title "D2H, pageable"
+plot data using 3:(sel("H2D pinned") ? $7 : NaN) with linespoints ls 1 title "H2D, pinned", \
+     data using 3:(sel("D2H pinned") ? $7 : NaN) with linespoints ls 2 title "D2H, pinned", \
+     data using 3:(sel("H2D pageable") ? $7 : NaN) with linespoints ls 3 title "H2D, pageable", \
+     data using 3:(sel("D2H pageable") ? $7 : NaN) with linespoints ls 4 title "D2H, pageable"
