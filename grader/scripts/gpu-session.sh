@@ -40,4 +40,4 @@ grep '^xferlab:' "$out/test.log"
 printf '%s\n' "${summary[@]}"
 tail -n 12 "$out/demo.log"
 # pack the logs into one file (the device tool brings back at most 8 files)
-tar czf "$out/logs.tgz" -C "$out" --exclude='*.csv' --exclude=logs.tgz . && find "$out" -maxdepth 1 -name '*.log' -delete
+tar czf /tmp/xferlab-logs.tgz -C "$out" --exclude="*.csv" . && mv /tmp/xferlab-logs.tgz "$out/logs.tgz" && find "$out" -maxdepth 1 -name "*.log" -delete
