@@ -31,7 +31,7 @@ XL_LAB("02", "pinned-copy");
 /* Thresholds, each measured against the kit in the same run. Margins seen for the reference in 3 gradings on an
  * H200 (2026-11-22): pinned copies and the round trip 100% of the kit's, spread under 0.5%; the pool 23.8x to
  * 29.3x the allocate-per-transfer loop; pinned 3.6x to 8.5x pageable (D2H is the closer direction). The H100 gave
- * the reference full points in all 16 gradings; its explorer saw the pool at 21.8x to 32.1x. */
+ * the reference full points in all 10 gradings of its last run; its explorer saw the pool at 21.8x to 32.1x. */
 #define PINNED_NEED 0.90          /* your pinned copy against cudaMemcpyAsync on the same buffers */
 #define PAGEABLE_NEED 2.0         /* your pinned copy against the kit's pageable copy */
 #define PAGEABLE_PREMISE 1.5      /* below this kit pinned/pageable ratio the machine gives pinning no edge */
