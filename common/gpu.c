@@ -118,6 +118,6 @@ int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog,
     double line;
     if (xl_pcie_link(&gen, &width, &line) == 0)
         fprintf(f, "# link: PCIe gen %d x%d, line rate %.1f GB/s per direction\n", gen, width, line);
-    fprintf(f, "# measured %s by %s, %d timed runs per size after one warm-up\n", day, prog, reps);
+    fprintf(f, "# measured %s by %s, %d timed runs per figure after a warm-up\n", day, prog, reps);
     return fclose(f) == 0 ? 0 : -1;
 }

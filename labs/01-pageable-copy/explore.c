@@ -48,6 +48,7 @@ int main(int argc, char **argv)
     int reps = 5, c;
     const char *csv = NULL;
     char err[256], s1[32];
+    opterr = 0; /* one line of our own for a bad option, not getopt's */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
@@ -70,8 +71,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            die("unknown option, or an option without its value");
         }
     }
     if (optind < argc)

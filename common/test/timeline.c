@@ -1,0 +1,46 @@
+/* timeline.c - tests of common/timeline: host and GPU spans on one clock. Needs a GPU (skipped without). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/delay.h"
+#include "common/gpu.h"
+#include "common/timeline.h"
+#include "common/timing.h"
+
+Test(timeline, gpu_and_host_spans_share_one_clock)
+{
+    char why[512], dir[] = "/tmp/xl-tl-XXXXXX", path[128], line[256];
+    if (xl_gpu_probe(NULL, why, sizeof why) != 0)
+        cr_skip_test("%s", why);
+    cudaStream_t s;
+    cr_assert(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    xl_timeline *t = xl_timeline_create(3);
+    cr_assert(t != NULL);
+    double h0 = xl_now_ms();
+    int id = xl_timeline_gpu_begin(t, s, "run", "GPU", "delay");
+    xl_delay(s, 20000000); /* 20 ms */
+    xl_timeline_gpu_end(t, id, s);
+    cr_assert(cudaStreamSynchronize(s) == cudaSuccess);
+    double h1 = xl_now_ms();
+    cr_assert(xl_timeline_host(t, "run", "host", "wait", h0, h1) == 0);
+    cr_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/t.csv", dir);
+    cr_assert(xl_timeline_write(t, path) == 0);
+    FILE *f = fopen(path, "r");
+    cr_assert(fgets(line, sizeof line, f) && strcmp(line, "run,lane,what,start_ms,end_ms\n") == 0);
+    double g0, g1, w0, w1;
+    cr_assert(fscanf(f, "run,GPU,delay,%lf,%lf\n", &g0, &g1) == 2);
+    cr_assert(fscanf(f, "run,host,wait,%lf,%lf\n", &w0, &w1) == 2);
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    cr_assert(g1 - g0 > 19.5 && g1 - g0 < 25, "the 20 ms kernel spans %.3f ms", g1 - g0);
+    cr_assert(g0 >= w0 - 0.5 && g1 <= w1 + 0.5,
+              "the GPU span [%.3f, %.3f] must lie inside the host wait around it [%.3f, %.3f]", g0, g1, w0, w1);
+    cr_assert(xl_timeline_host(t, "run", "host", "third", 0, 1) == 0, "a timeline of 3 takes a third span");
+    cr_assert(xl_timeline_host(t, "run", "host", "fourth", 0, 1) == -1, "a full timeline refuses more spans");
+    xl_timeline_destroy(t);
+}

@@ -1,0 +1,44 @@
+/* timeline.h - record when things happened, on the host and on the GPU, against one origin.
+ *
+ * Part of xferlab's common library. Host spans are read from the host clock; GPU spans are pairs of
+ * CUDA events recorded on a stream, converted to the same clock when the timeline is written. Writes a
+ * CSV (run,lane,what,start_ms,end_ms) that plots/ draws as a Gantt chart, so overlap can be seen
+ * without a profiler. Accuracy: the two clocks are aligned once, to within tens of microseconds.
+ */
+#ifndef XL_TIMELINE_H
+#define XL_TIMELINE_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct xl_timeline xl_timeline;
+
+/* xl_timeline_create - an empty timeline for up to max_spans spans; its origin is now. Fails through
+ * XL_CHECK on CUDA errors; NULL when out of memory. */
+xl_timeline *xl_timeline_create(int max_spans);
+
+/* xl_timeline_host - adds a host span from host clock readings (xl_now_ms); -1 when full */
+int xl_timeline_host(xl_timeline *t, const char *run, const char *lane, const char *what, double start_ms,
+                     double end_ms);
+
+/* xl_timeline_gpu_begin - records a start event on stream and opens a GPU span; returns its id, -1 when full */
+int xl_timeline_gpu_begin(xl_timeline *t, cudaStream_t stream, const char *run, const char *lane, const char *what);
+
+/* xl_timeline_gpu_end - records the end event of span id on stream */
+void xl_timeline_gpu_end(xl_timeline *t, int id, cudaStream_t stream);
+
+/* xl_timeline_write - waits for every event, then writes all spans to path as CSV (header included);
+ * 0, or -1 with a message on stderr */
+int xl_timeline_write(xl_timeline *t, const char *path);
+
+/* xl_timeline_destroy - frees the timeline and its events; NULL does nothing */
+void xl_timeline_destroy(xl_timeline *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

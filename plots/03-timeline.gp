@@ -1,0 +1,41 @@
+# 03-timeline.gp - lab 03: one fetch without a wait (the bug), one with lab_fetch, and one into pageable
+# memory, as host and GPU lanes on one clock: when was the result read, and was the copy done?
+# Called by grader/scripts/plots.sh with: data (timeline CSV from the lab 03 explorer), out, machine, fmt.
+reset
+set datafile separator comma
+if (fmt eq "svg") { set terminal svg size 900,520 dynamic font "Helvetica,13" background "white" }
+if (fmt eq "png") { set terminal pngcairo size 900,520 font "Helvetica,11" }
+if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.5in font "Helvetica,9" }
+set output out.".".fmt
+
+# each run's own start: its first GPU span
+stats data using (strcol(1) eq "no wait" ? $4 : NaN) nooutput
+t_bug = STATS_min
+stats data using (strcol(1) eq "lab_fetch" ? $4 : NaN) nooutput
+t_fix = STATS_min
+stats data using (strcol(1) eq "pageable" ? $4 : NaN) nooutput
+t_page = STATS_min
+set title noenhanced sprintf("Reading a result: without a wait, with lab_fetch, and into pageable memory (%s)", machine)
+set xlabel "time (ms) from the start of each fetch"
+set ytics nomirror noenhanced ("no wait: host" 5, "no wait: GPU" 4, "lab_fetch: host" 3, "lab_fetch: GPU" 2, \
+    "pageable: host" 1, "pageable: GPU" 0)
+set yrange [-0.7:5.7]
+set xtics nomirror
+set grid xtics lc rgb "#dddddd"
+set key outside top center horizontal noenhanced
+set xrange [0:*]
+set style fill solid 0.85 border lc rgb "#333333"
+
+t0(run) = run eq "no wait" ? t_bug : (run eq "lab_fetch" ? t_fix : t_page)
+row(run, lane) = (run eq "no wait" ? 4 : (run eq "lab_fetch" ? 2 : 0)) + (lane eq "host" ? 1 : 0)
+x(c) = column(c) - t0(strcol(1))
+is(w) = strcol(3) eq w
+
+plot data using ((x(4) + x(5)) / 2):(is("GPU work") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
+        with boxxyerror lc rgb "#9ecae1" title "GPU work (kernel)", \
+     data using ((x(4) + x(5)) / 2):(is("copy to host") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
+        with boxxyerror lc rgb "#3182bd" title "copy to host", \
+     data using ((x(4) + x(5)) / 2):(is("host work") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
+        with boxxyerror lc rgb "#bdbdbd" title "host work", \
+     data using ((x(4) + x(5)) / 2):(is("read result") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2 + 0.05):(0.3) \
+        with boxxyerror lc rgb "#e6550d" title "host reads the result"
