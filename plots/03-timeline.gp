@@ -22,7 +22,7 @@ set ytics nomirror noenhanced ("no wait: host" 5, "no wait: GPU" 4, "lab_fetch: 
 set yrange [-0.7:5.7]
 set xtics nomirror
 set grid xtics lc rgb "#dddddd"
-set key outside top center horizontal noenhanced
+set key inside right top vertical box opaque noenhanced
 set xrange [0:*]
 set style fill solid 0.85 border lc rgb "#333333"
 
