@@ -12,7 +12,6 @@ SHELL := /bin/bash
 CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 CC ?= gcc
-GNUPLOT ?= gnuplot
 B := build
 # PTX for any GPU from Turing on (compiled by the driver once), native code for Hopper.
 CUDA_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90
