@@ -33,6 +33,7 @@ ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -I. -I$(CUDA_HOME)/include $(DEP
 NVCCFLAGS ?= -O2 -g
 ALL_NVCCFLAGS = $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -I. -Xcompiler -Wall,-Wextra $(DEPFLAGS)
 LDLIBS := -lpthread -ldl -lrt
+WRAP := -Xlinker --wrap=cudaMemcpyAsync
 
 ifeq ($(V),1)
   Q :=
@@ -76,21 +77,24 @@ LINK = $(QUIET_LINK)$(NVCC) $(CUDA_ARCH) -o $@ $(filter %.o %.a,$^)
 
 # ===== Per lab: explorers, graders, mutants =====
 # $(1) = slug, e.g. 01-pageable-copy
+# A lab's other files besides lab.cu and explore.c (e.g. lab 04's baseline.cu) are the kit's, linked into all.
+# Explorers wrap cudaMemcpyAsync so that common/tracecopy.c can put copies on a timeline.
 define LAB_RULES
-$(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $(LIBXL)
+KIT_$(1) := $$(patsubst %,$(B)/obj/%.o,$$(basename $$(filter-out labs/$(1)/lab.cu labs/$(1)/explore.c,$$(wildcard labs/$(1)/*.c labs/$(1)/*.cu))))
+$(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(LDLIBS)
-$(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/$(1)/lab.o $(LIBXL)
+	$$(LINK) $(WRAP) $(LDLIBS)
+$(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(LDLIBS)
-$(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $(B)/obj/labs/$(1)/lab.o $(GRADE_OBJ) $(LIBXL)
+	$$(LINK) $(WRAP) $(LDLIBS)
+$(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
-$(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $(B)/obj/solutions/$(1)/lab.o $(GRADE_OBJ) $(LIBXL)
+$(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
 MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.cu))
-$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $(B)/obj/grader/mutants/$(1)/%.o $(GRADE_OBJ) $(LIBXL)
+$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $(B)/obj/grader/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
 LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade $(B)/bin/$(1)-grade-solution $$(MUTANTS_$(1))

@@ -1,20 +1,11 @@
 /* delay.cu - the delay kernel (see delay.h). */
 #include "check.h"
 #include "delay.h"
-
-/* now_ns - the GPU's global nanosecond timer */
-static __device__ uint64_t now_ns()
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
+#include "gputime.cuh"
 
 static __global__ void delay_kernel(uint64_t ns)
 {
-    uint64_t start = now_ns();
-    while (now_ns() - start < ns) {
-    }
+    xl_gpu_spin_ns(ns);
 }
 
 static __global__ void hang_kernel(volatile int *never)

@@ -16,9 +16,14 @@ typedef struct {
     int gpu;
 } span;
 
+#define MAX_LANES 16
+
 struct xl_timeline {
     span *spans;
     int n, max;
+    cudaStream_t streams[MAX_LANES]; /* streams[i] is lane "stream i+1" */
+    char lanes[MAX_LANES][24];
+    int nstreams;
     cudaEvent_t origin;   /* recorded when the host clock read origin_host_ms */
     double origin_host_ms;
 };
@@ -81,6 +86,25 @@ void xl_timeline_gpu_end(xl_timeline *t, int id, cudaStream_t stream)
 {
     if (id >= 0 && id < t->n && t->spans[id].gpu)
         XL_CHECK(cudaEventRecord(t->spans[id].ev_end, stream));
+}
+
+void xl_timeline_new_lanes(xl_timeline *t)
+{
+    t->nstreams = 0;
+}
+
+const char *xl_timeline_lane(xl_timeline *t, cudaStream_t stream)
+{
+    if (stream == 0)
+        return "stream 0";
+    for (int i = 0; i < t->nstreams; i++)
+        if (t->streams[i] == stream)
+            return t->lanes[i];
+    if (t->nstreams == MAX_LANES)
+        return "streams";
+    t->streams[t->nstreams] = stream;
+    snprintf(t->lanes[t->nstreams], sizeof t->lanes[0], "stream %d", t->nstreams + 1);
+    return t->lanes[t->nstreams++];
 }
 
 int xl_timeline_write(xl_timeline *t, const char *path)

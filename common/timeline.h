@@ -30,6 +30,18 @@ int xl_timeline_gpu_begin(xl_timeline *t, cudaStream_t stream, const char *run, 
 /* xl_timeline_gpu_end - records the end event of span id on stream */
 void xl_timeline_gpu_end(xl_timeline *t, int id, cudaStream_t stream);
 
+/* xl_timeline_lane - the lane for stream's spans on t: "stream 1", "stream 2", ... in order of first use,
+ * "stream 0" for the legacy default stream; "streams" once more than 16 streams have been named */
+const char *xl_timeline_lane(xl_timeline *t, cudaStream_t stream);
+
+/* xl_timeline_new_lanes - numbers streams afresh from "stream 1" on (each run its own lanes) */
+void xl_timeline_new_lanes(xl_timeline *t);
+
+/* xl_timeline_trace_copies - from now on every cudaMemcpyAsync becomes a GPU span of run on t, on its
+ * stream's lane (xl_timeline_lane), named "H2D", "D2H" or "D2D"; the lanes are numbered afresh; t == NULL stops. Only in programs linked
+ * with -Xlinker --wrap=cudaMemcpyAsync (the explorers are): the code traced needs no change. */
+void xl_timeline_trace_copies(xl_timeline *t, const char *run);
+
 /* xl_timeline_write - waits for every event, then writes all spans to path as CSV (header included);
  * 0, or -1 with a message on stderr */
 int xl_timeline_write(xl_timeline *t, const char *path);

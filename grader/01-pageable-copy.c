@@ -100,13 +100,11 @@ XL_TEST(timer, median_after_warmup, 5, XL_GPU,
 
 /* ===== Part B: copies ===== */
 
-static const size_t awkward_sizes[] = {1, 3, 4095, 4097, 65536 + 13, (1u << 20) + 7, (64u << 20) + 1};
-#define NSIZES (sizeof awkward_sizes / sizeof awkward_sizes[0])
 
 XL_TEST(copy, h2d_exact, 10, XL_GPU, "lab_copy host to device is byte-exact for sizes from 1 byte to 64 MiB + 1", 10)
 {
-    for (size_t i = 0; i < NSIZES; i++) {
-        size_t n = awkward_sizes[i];
+    for (size_t i = 0; i < kit_n_awkward; i++) {
+        size_t n = kit_awkward_sizes[i];
         char what[64];
         unsigned char *src = kit_host_alloc(n);
         void *dev = kit_dev_alloc(n + GUARD);
@@ -121,8 +119,8 @@ XL_TEST(copy, h2d_exact, 10, XL_GPU, "lab_copy host to device is byte-exact for 
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU, "lab_copy device to host is byte-exact for sizes from 1 byte to 64 MiB + 1", 10)
 {
-    for (size_t i = 0; i < NSIZES; i++) {
-        size_t n = awkward_sizes[i];
+    for (size_t i = 0; i < kit_n_awkward; i++) {
+        size_t n = kit_awkward_sizes[i];
         char what[64];
         unsigned char *want = kit_host_alloc(n), *dst = kit_host_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n);

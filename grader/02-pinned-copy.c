@@ -38,9 +38,6 @@ XL_LAB("02", "pinned-copy");
 #define POOL_NEED 5.0             /* the kit's allocate-per-transfer loop against your pooled loop */
 #define ROUND_NEED 0.90
 
-static const size_t awkward_sizes[] = {1, 3, 4095, 4097, 65536 + 13, (1u << 20) + 7, (64u << 20) + 1};
-#define NSIZES (sizeof awkward_sizes / sizeof awkward_sizes[0])
-
 /* ===== Part A: pinned buffers ===== */
 
 XL_TEST(alloc, pinned, 5, XL_GPU, "lab_pinned_alloc returns page-locked memory of the size asked; 0 bytes gives NULL", 10)
@@ -108,35 +105,43 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
 XL_TEST(copy, h2d_exact, 10, XL_GPU, "lab_pinned_copy host to device: byte-exact, and complete when it returns", 15)
 {
     cudaStream_t s = kit_stream();
-    for (size_t i = 0; i < NSIZES; i++)
-        check_copy(awkward_sizes[i], LAB_H2D, s);
+    for (size_t i = 0; i < kit_n_awkward; i++)
+        check_copy(kit_awkward_sizes[i], LAB_H2D, s);
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU, "lab_pinned_copy device to host: byte-exact, and complete when it returns", 15)
 {
     cudaStream_t s = kit_stream();
-    for (size_t i = 0; i < NSIZES; i++)
-        check_copy(awkward_sizes[i], LAB_D2H, s);
+    for (size_t i = 0; i < kit_n_awkward; i++)
+        check_copy(kit_awkward_sizes[i], LAB_D2H, s);
     unsigned char h[16];
     cr_assert(lab_pinned_copy(h, NULL, 16, LAB_D2H, s) == -1, "lab_pinned_copy with src == NULL must return -1");
     cr_assert(lab_pinned_copy(h, h, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
 }
 
+/* What the narrow-wait test copies. */
+typedef struct {
+    void *host, *dev;
+    cudaStream_t s;
+} narrow_ctx;
+
+/* narrow_copy - one 1 MiB lab_pinned_copy host to device, for kit_ms_beside_busy */
+static void narrow_copy(void *ctx)
+{
+    narrow_ctx *c = ctx;
+    xl_expect_ok(lab_pinned_copy(c->dev, c->host, 1 << 20, LAB_H2D, c->s), "lab_pinned_copy");
+}
+
 XL_TEST(copy, narrow_wait, 5, XL_GPU, "lab_pinned_copy waits for its own stream, not for the whole device", 15)
 {
-    cudaStream_t s = kit_stream(), other = kit_stream();
-    void *host = kit_pinned_alloc(1 << 20), *dev = kit_dev_alloc(1 << 20);
-    xl_expect_ok(lab_pinned_copy(dev, host, 1 << 20, LAB_H2D, s), "lab_pinned_copy"); /* warm-up */
-    xl_delay(other, 400000000ull); /* 400 ms of unrelated work on another stream */
-    double t0 = xl_now_ms();
-    xl_expect_ok(lab_pinned_copy(dev, host, 1 << 20, LAB_H2D, s), "lab_pinned_copy");
-    double ms = xl_now_ms() - t0;
+    narrow_ctx c = {kit_pinned_alloc(1 << 20), kit_dev_alloc(1 << 20), kit_stream()};
+    narrow_copy(&c); /* warm-up */
+    double ms = kit_ms_beside_busy(narrow_copy, &c, 400000000ull);
     cr_assert(ms < 200,
               "copying 1 MiB took %.0f ms while another stream ran a 400 ms kernel: lab_pinned_copy waited for the "
               "whole device (cudaDeviceSynchronize?); wait for its stream only (cudaStreamSynchronize(stream))",
               ms);
     xl_note("1 MiB copy took %.2f ms beside a 400 ms kernel on another stream", ms);
-    XL_CHECK(cudaDeviceSynchronize());
 }
 
 /* What the speed tests copy, and with whose code. */
@@ -408,8 +413,8 @@ XL_TEST(pool, loop_speed, 10, XL_GPU, "16 transfers of 64 MiB through the pool a
 XL_TEST(roundtrip, exact, 5, XL_GPU, "lab_round_trip brings every byte back, complete when it returns", 15)
 {
     cudaStream_t s = kit_stream();
-    for (size_t i = 0; i < NSIZES; i++) {
-        size_t n = awkward_sizes[i];
+    for (size_t i = 0; i < kit_n_awkward; i++) {
+        size_t n = kit_awkward_sizes[i];
         char what[80];
         unsigned char *in = kit_pinned_alloc(n), *out = kit_pinned_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n);

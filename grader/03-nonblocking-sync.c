@@ -134,21 +134,31 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
     }
 }
 
+/* What a narrow-wait test runs: one fetch into a poisoned buffer, so only a correct wait passes. */
+typedef struct {
+    fetch_ctx f;
+    cudaStream_t s;
+    void *host;
+} fetch_run;
+
+/* fetch_poisoned - xl_poison the destination, then one lab_fetch (consume checks every byte) */
+static void fetch_poisoned(void *ctx)
+{
+    fetch_run *r = ctx;
+    xl_poison(r->host, r->f.bytes);
+    lab_fetch_job j = job_for(&r->f, r->s, r->host);
+    xl_expect_ok(lab_fetch(&j), "lab_fetch");
+}
+
 XL_TEST(fetch, narrow_wait, 5, XL_GPU,
         "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream", 15)
 {
-    cudaStream_t s = kit_stream(), other;
-    XL_CHECK(cudaStreamCreate(&other)); /* a blocking stream: the legacy default stream waits for it */
-    fetch_ctx f;
-    fetch_setup(&f, 1u << 20, 2000000, 0.1);
-    void *host = lab_fetch_buffer(f.bytes);
-    cr_assert(host != NULL, "lab_fetch_buffer returned NULL");
-    lab_fetch_job j = job_for(&f, s, host);
-    xl_expect_ok(lab_fetch(&j), "lab_fetch"); /* warm-up */
-    xl_delay(other, OTHER_NS);
-    double t0 = xl_now_ms();
-    xl_expect_ok(lab_fetch(&j), "lab_fetch");
-    double ms = xl_now_ms() - t0;
+    fetch_run r = {.s = kit_stream()};
+    fetch_setup(&r.f, 1u << 20, 2000000, 0.1);
+    r.host = lab_fetch_buffer(r.f.bytes);
+    cr_assert(r.host != NULL, "lab_fetch_buffer returned NULL");
+    fetch_poisoned(&r); /* warm-up */
+    double ms = kit_ms_beside_busy(fetch_poisoned, &r, OTHER_NS);
     cr_assert(ms < NARROW_MS,
               "lab_fetch took %.0f ms while an unrelated 300 ms kernel ran on another stream (its own work takes "
               "about 3 ms): it waited for more than its copy. cudaDeviceSynchronize waits for every stream, and "
@@ -156,23 +166,15 @@ XL_TEST(fetch, narrow_wait, 5, XL_GPU,
               "after the copy, or on its stream",
               ms);
     xl_note("lab_fetch took %.1f ms beside the 300 ms kernel", ms);
-    XL_CHECK(cudaDeviceSynchronize());
-    lab_fetch_buffer_free(host);
-    fetch_teardown(&f);
+    lab_fetch_buffer_free(r.host);
+    fetch_teardown(&r.f);
 }
 
-/* Everything the overlap measurement needs. */
-typedef struct {
-    fetch_ctx f;
-    cudaStream_t s;
-    void *host;
-} overlap_ctx;
-
-/* measure_overlap - xl_measure_fn: host work alone (H), GPU work and copy alone (G), then lab_fetch (T),
- * all in this run; the efficiency (H + G - T) / min(H, G) */
+/* measure_overlap - xl_measure_fn: host work alone (H), GPU work and copy alone (G), then lab_fetch into a
+ * poisoned buffer (T, and consume checks the result), all in this run; the efficiency (H + G - T) / min(H, G) */
 static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
 {
-    overlap_ctx *o = ctx;
+    fetch_run *o = ctx;
     double h[3], g[3], t[3];
     for (int r = 0; r < 3; r++) {
         double t0 = xl_now_ms();
@@ -183,9 +185,10 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
         XL_CHECK(cudaMemcpyAsync(o->host, o->f.dev, o->f.bytes, cudaMemcpyDeviceToHost, o->s));
         XL_CHECK(cudaStreamSynchronize(o->s));
         g[r] = xl_now_ms() - t0;
+        xl_poison(o->host, o->f.bytes); /* a fetch that does not wait reads poison, however fast it is */
         lab_fetch_job j = job_for(&o->f, o->s, o->host);
         t0 = xl_now_ms();
-        cr_assert(lab_fetch(&j) == 0, "lab_fetch returned an error");
+        xl_expect_ok(lab_fetch(&j), "lab_fetch");
         t[r] = xl_now_ms() - t0;
     }
     double H = xl_median(h, 3), G = xl_median(g, 3), T = xl_median(t, 3);
@@ -199,8 +202,7 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
 XL_TEST(fetch, overlap, 10, XL_GPU,
         "lab_fetch runs 30 ms of host work while the GPU works 30 ms: total near 30 ms, not 60", 30)
 {
-    overlap_ctx o;
-    o.s = kit_stream();
+    fetch_run o = {.s = kit_stream()};
     fetch_setup(&o.f, 1u << 20, (uint64_t)(WORK_MS * 1e6), WORK_MS);
     o.host = lab_fetch_buffer(o.f.bytes);
     cr_assert(o.host != NULL, "lab_fetch_buffer returned NULL");
@@ -225,21 +227,24 @@ static int kit_fetch(const lab_fetch_job *j)
 }
 
 XL_TEST(fetch, pinned_destination, 5, XL_GPU,
-        "lab_fetch_buffer gives pinned memory: a copy into pageable memory blocks the host, so nothing overlaps", 20)
+        "lab_fetch delivers into lab_fetch_buffer memory, and that memory is pinned (pageable would not overlap)", 20)
 {
-    void *p = lab_fetch_buffer(1u << 20);
-    cr_assert(p != NULL, "lab_fetch_buffer returned NULL");
-    cr_assert(kit_is_pinned(p),
+    fetch_run r = {.s = kit_stream()};
+    fetch_setup(&r.f, (1u << 20) + 3, DELAY_NS, 0.1);
+    r.host = lab_fetch_buffer(r.f.bytes);
+    cr_assert(r.host != NULL, "lab_fetch_buffer returned NULL");
+    fetch_poisoned(&r);
+    cr_assert(kit_is_pinned(r.host),
               "lab_fetch_buffer returned pageable memory. cudaMemcpyAsync into pageable memory does not return "
               "until the copy is done (the driver copies through its staging buffer), so the host work cannot "
               "overlap: allocate it with cudaMallocHost");
-    lab_fetch_buffer_free(p);
+    lab_fetch_buffer_free(r.host);
+    fetch_teardown(&r.f);
     /* the premise, measured: the kit's own correct fetch into malloc'd memory */
-    cudaStream_t s = kit_stream();
     fetch_ctx f;
     fetch_setup(&f, 1u << 20, 20000000, 20);
     void *pageable = kit_host_alloc(f.bytes);
-    lab_fetch_job j = job_for(&f, s, pageable);
+    lab_fetch_job j = job_for(&f, r.s, pageable);
     kit_fetch(&j);
     double t0 = xl_now_ms();
     kit_fetch(&j);
@@ -270,50 +275,70 @@ static void send_gpu_work(cudaStream_t s, int i, void *ctx)
     xl_delay(s, ((send_ctx *)ctx)->gpu_ns);
 }
 
+/* send_setup - dev poisoned for n batches, then a job that sends them through host on s with fresh data */
+static lab_send_job send_setup(send_ctx *c, cudaStream_t s, void *host, void *dev, size_t bytes, int n,
+                               uint64_t gpu_ns)
+{
+    *c = (send_ctx){xl_fresh_seed(), gpu_ns};
+    XL_CHECK(cudaMemset(dev, XL_POISON_BYTE, (size_t)n * bytes));
+    lab_send_job j = {s, send_gpu_work, host, dev, bytes, n, send_fill, c};
+    return j;
+}
+
+/* send_call - one lab_send, then the host buffer is poisoned at once (lab.h: it is free when lab_send returns) */
+static void send_call(void *job)
+{
+    const lab_send_job *j = job;
+    xl_expect_ok(lab_send(j), "lab_send");
+    xl_poison(j->host, j->bytes);
+}
+
+/* send_expect - once the stream is done: every batch of j arrived intact; rep numbers the repetition */
+static void send_expect(const lab_send_job *j, int rep)
+{
+    const send_ctx *c = j->ctx;
+    unsigned char *want = kit_host_alloc(j->bytes);
+    XL_CHECK(cudaStreamSynchronize(j->stream));
+    for (int i = 0; i < j->n; i++) {
+        char what[160];
+        xl_fill_random(want, j->bytes, c->seed + (uint64_t)i);
+        snprintf(what, sizeof what,
+                 "batch %d of %d (repetition %d): the host buffer was overwritten before its copy had read it", i,
+                 j->n, rep);
+        kit_expect_dev_bytes((char *)j->dev + (size_t)i * j->bytes, want, j->bytes, 0, what);
+    }
+    free(want);
+}
+
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
         "lab_send: every batch arrives intact, 10 times, though the host refills one buffer", 30)
 {
     const size_t bytes = (1u << 20) + 13;
     const int n = 6;
     cudaStream_t s = kit_stream();
-    unsigned char *host = kit_pinned_alloc(bytes), *want = kit_host_alloc(bytes);
-    void *dev = kit_dev_alloc(n * bytes);
+    void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(n * bytes);
     for (int r = 0; r < 10; r++) {
-        send_ctx c = {xl_fresh_seed(), 5000000};
-        lab_send_job j = {s, send_gpu_work, host, dev, bytes, n, send_fill, &c};
-        XL_CHECK(cudaMemset(dev, XL_POISON_BYTE, n * bytes));
-        xl_expect_ok(lab_send(&j), "lab_send");
-        xl_poison(host, bytes); /* lab.h: host is free once lab_send returns */
-        XL_CHECK(cudaStreamSynchronize(s));
-        for (int i = 0; i < n; i++) {
-            char what[160];
-            xl_fill_random(want, bytes, c.seed + (uint64_t)i);
-            snprintf(what, sizeof what,
-                     "batch %d of %d (repetition %d): the host buffer was overwritten before its copy had read it",
-                     i, n, r + 1);
-            kit_expect_dev_bytes((char *)dev + (size_t)i * bytes, want, bytes, 0, what);
-        }
+        send_ctx c;
+        lab_send_job j = send_setup(&c, s, host, dev, bytes, n, 5000000);
+        send_call(&j);
+        send_expect(&j, r + 1);
     }
 }
 
-XL_TEST(send, narrow_wait, 5, XL_GPU, "lab_send waits for its own copies only, not for a 300 ms kernel on another stream",
-        15)
+XL_TEST(send, narrow_wait, 5, XL_GPU,
+        "lab_send waits for its own copies only, not for a 300 ms kernel on another stream; batches intact", 15)
 {
     const size_t bytes = 1u << 20;
-    cudaStream_t s = kit_stream(), other;
-    XL_CHECK(cudaStreamCreate(&other));
     void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(3 * bytes);
-    send_ctx c = {xl_fresh_seed(), 1000000};
-    lab_send_job j = {s, send_gpu_work, host, dev, bytes, 3, send_fill, &c};
-    xl_expect_ok(lab_send(&j), "lab_send"); /* warm-up */
-    xl_delay(other, OTHER_NS);
-    double t0 = xl_now_ms();
-    xl_expect_ok(lab_send(&j), "lab_send");
-    double ms = xl_now_ms() - t0;
+    send_ctx c;
+    lab_send_job j = send_setup(&c, kit_stream(), host, dev, bytes, 3, 1000000);
+    send_call(&j); /* warm-up */
+    j = send_setup(&c, j.stream, host, dev, bytes, 3, 1000000);
+    double ms = kit_ms_beside_busy(send_call, &j, OTHER_NS);
+    send_expect(&j, 1);
     cr_assert(ms < NARROW_MS,
               "lab_send took %.0f ms while an unrelated 300 ms kernel ran on another stream (its own work takes "
               "about 4 ms): wait on an event recorded after each copy, or on its stream, not on the whole device",
               ms);
     xl_note("lab_send took %.1f ms beside the 300 ms kernel", ms);
-    XL_CHECK(cudaDeviceSynchronize());
 }

@@ -5,6 +5,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/delay.h"
 #include "common/timing.h"
 #include "grade.h"
 
@@ -77,4 +78,20 @@ void kit_expect_dev_bytes(const void *dev, const void *want, size_t bytes, size_
 void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, size_t guard, const char *what)
 {
     expect_bytes(host, want, bytes, guard, what);
+}
+
+const size_t kit_awkward_sizes[] = {1, 3, 4095, 4097, 65536 + 13, (1u << 20) + 7, (64u << 20) + 1};
+const size_t kit_n_awkward = sizeof kit_awkward_sizes / sizeof kit_awkward_sizes[0];
+
+double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns)
+{
+    cudaStream_t other;
+    XL_CHECK(cudaStreamCreate(&other)); /* blocking: the legacy default stream waits for it too */
+    xl_delay(other, busy_ns);
+    double t0 = xl_now_ms();
+    call(ctx);
+    double ms = xl_now_ms() - t0;
+    XL_CHECK(cudaDeviceSynchronize());
+    XL_CHECK(cudaStreamDestroy(other));
+    return ms;
 }

@@ -36,6 +36,15 @@ void *kit_dev_alloc(size_t bytes);
  * still hold the poison; what names the operation in the message */
 void kit_expect_dev_bytes(const void *dev, const void *want, size_t bytes, size_t guard, const char *what);
 
+/* kit_awkward_sizes - sizes that catch off-by-one, page and tail bugs: 1 byte to 64 MiB + 1 */
+extern const size_t kit_awkward_sizes[];
+extern const size_t kit_n_awkward;
+
+/* kit_ms_beside_busy - runs call(ctx) while an unrelated busy_ns kernel runs on another (blocking) stream
+ * and returns how long call took in ms; waits for the device afterwards. A call that waits for the whole
+ * device, or for the legacy default stream, takes at least busy_ns. */
+double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns);
+
 /* kit_expect_host_bytes - the same for host memory */
 void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, size_t guard, const char *what);
 

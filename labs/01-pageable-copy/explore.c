@@ -5,11 +5,11 @@
  * size, fits latency and bandwidth, and writes the CSV when asked.
  *     make run LAB=01 ARGS="--min 4K --max 256M --reps 5 --csv sweep.csv"
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "common/gpu.h"
 #include "common/sizes.h"
 #include "common/trace.h"
@@ -21,19 +21,6 @@
 static const char *prog = "01-pageable-copy-explore";
 
 /* usage - prints how to call the explorer */
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: %s [--min SIZE] [--max SIZE] [--reps N] [--csv FILE]\n"
-            "  --min SIZE   smallest copy (default 4K)\n"
-            "  --max SIZE   largest copy, at most 4G (default 256M); sizes double from --min\n"
-            "  --reps N     timed runs per size after one warm-up, 1 to 100 (default 5)\n"
-            "  --csv FILE   also write the sweep as CSV (lab_write_csv)\n"
-            "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G\n",
-            prog);
-}
-
-/* die - one line on stderr, exit 2 (bad input) */
 static void die(const char *msg)
 {
     fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
@@ -42,40 +29,20 @@ static void die(const char *msg)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"min", 1, 0, 'a'}, {"max", 1, 0, 'b'}, {"reps", 1, 0, 'r'},
-                                         {"csv", 1, 0, 'c'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     size_t min_bytes = 4 << 10, max_bytes = 256 << 20;
-    int reps = 5, c;
+    int reps = 5;
     const char *csv = NULL;
-    char err[256], s1[32];
-    opterr = 0; /* one line of our own for a bad option, not getopt's */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-        case 'b':
-            if (xl_parse_size(optarg, MAX_BYTES, c == 'a' ? &min_bytes : &max_bytes, err, sizeof err) != 0)
-                die(err);
-            break;
-        case 'r': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100)
-                die("--reps must be a whole number from 1 to 100");
-            reps = (int)v;
-            break;
-        }
-        case 'c':
-            csv = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            die("unknown option, or an option without its value");
-        }
-    }
-    if (optind < argc)
-        die("unexpected argument");
+    char s1[32];
+    const xl_opt opts[] = {
+        {"min", XL_OPT_SIZE, &min_bytes, 1, MAX_BYTES, "smallest copy (default 4K)"},
+        {"max", XL_OPT_SIZE, &max_bytes, 1, MAX_BYTES, "largest copy, at most 4G (default 256M); sizes double from --min"},
+        {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
+        {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
+    int rc = xl_cli_parse(prog, "Your pageable copies against the kit's, over a sweep of sizes.\n"
+                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G",
+                          opts, 4, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     if (min_bytes > max_bytes)
         die("--min is larger than --max");
 

@@ -6,12 +6,12 @@
  * naive one; your round trip; and after how many transfers pinning pays for itself.
  *     make run LAB=02 ARGS="--max 256M --reps 5 --csv pinned.csv"
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/check.h"
+#include "common/cli.h"
 #include "common/csv.h"
 #include "common/gpu.h"
 #include "common/sizes.h"
@@ -28,19 +28,6 @@
 static const char *prog = "02-pinned-copy-explore";
 
 /* usage - prints how to call the explorer */
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: %s [--min SIZE] [--max SIZE] [--alloc-max SIZE] [--reps N] [--csv FILE]\n"
-            "  --min SIZE        smallest copy (default 4K)\n"
-            "  --max SIZE        largest copy, at most 4G (default 256M); sizes double from --min\n"
-            "  --alloc-max SIZE  largest allocation timed, 1M to 4G (default 1G); sizes grow 4x from 1 MiB\n"
-            "  --reps N          timed runs per point after one warm-up, 1 to 100 (default 5)\n"
-            "  --csv FILE        also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)\n",
-            prog);
-}
-
-/* die - one line on stderr, exit 2 (bad input) */
 static void die(const char *msg)
 {
     fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
@@ -152,47 +139,25 @@ static void stamp(void *buf, size_t bytes, int i, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"min", 1, 0, 'a'}, {"max", 1, 0, 'b'}, {"alloc-max", 1, 0, 'm'},
-                                         {"reps", 1, 0, 'r'}, {"csv", 1, 0, 'c'}, {"help", 0, 0, 'h'},
-                                         {0, 0, 0, 0}};
     size_t min_b = 4 << 10, max_b = 256 << 20, alloc_max = (size_t)1 << 30;
-    int reps = 5, c, n = 0;
+    int reps = 5, n = 0;
     const char *csv_path = NULL;
     char err[256], sz[32];
-    opterr = 0; /* one line of our own for a bad option, not getopt's */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-        case 'b':
-        case 'm':
-            if (xl_parse_size(optarg, MAX_BYTES, c == 'a' ? &min_b : c == 'b' ? &max_b : &alloc_max, err,
-                              sizeof err) != 0)
-                die(err);
-            break;
-        case 'r': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100)
-                die("--reps must be a whole number from 1 to 100");
-            reps = (int)v;
-            break;
-        }
-        case 'c':
-            csv_path = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            die("unknown option, or an option without its value");
-        }
-    }
-    if (optind < argc)
-        die("unexpected argument");
+    const xl_opt opts[] = {
+        {"min", XL_OPT_SIZE, &min_b, 1, MAX_BYTES, "smallest copy (default 4K)"},
+        {"max", XL_OPT_SIZE, &max_b, 1, MAX_BYTES, "largest copy, at most 4G (default 256M); sizes double from --min"},
+        {"alloc-max", XL_OPT_SIZE, &alloc_max, 1 << 20, MAX_BYTES,
+         "largest allocation timed, 1M to 4G (default 1G); sizes grow 4x from 1 MiB"},
+        {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per point after one warm-up, 1 to 100 (default 5)"},
+        {"csv", XL_OPT_TEXT, &csv_path, 0, 0,
+         "also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)"}};
+    int rc = xl_cli_parse(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.\n"
+                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G",
+                          opts, 5, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     if (min_b > max_b)
         die("--min is larger than --max");
-    if (alloc_max < (1u << 20))
-        die("--alloc-max must be at least 1M");
 
     xl_gpu_info g;
     xl_gpu_require(prog, &g);

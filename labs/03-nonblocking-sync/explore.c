@@ -6,13 +6,13 @@
  * timeline (host lane and GPU lane) for the chart:
  *     make run LAB=03 ARGS="--csv timeline.csv"
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/cli.h"
 #include "common/delay.h"
 #include "common/gpu.h"
 #include "common/stats.h"
@@ -169,36 +169,15 @@ static int check_send(cudaStream_t s, int reps)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"reps", 1, 0, 'r'}, {"csv", 1, 0, 'c'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int reps = 20, c;
+    int reps = 20;
     const char *csv = NULL;
-    opterr = 0; /* one line of our own for a bad option, not getopt's */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'r') {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100) {
-                fprintf(stderr, "%s: --reps must be a whole number from 1 to 100 (try --help)\n", prog);
-                return 2;
-            }
-            reps = (int)v;
-        } else if (c == 'c') {
-            csv = optarg;
-        } else if (c == 'h') {
-            printf("usage: %s [--reps N] [--csv FILE]\n"
-                   "  --reps N    fetches of each kind, 1 to 100 (default 20)\n"
-                   "  --csv FILE  write a timeline of one fetch of each kind (run,lane,what,start_ms,end_ms)\n",
-                   prog);
-            return 0;
-        } else {
-            fprintf(stderr, "%s: unknown option, or an option without its value (try --help)\n", prog);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument (try --help)\n", prog);
-        return 2;
-    }
+    const xl_opt opts[] = {{"reps", XL_OPT_INT, &reps, 1, 100, "fetches of each kind, 1 to 100 (default 20)"},
+                           {"csv", XL_OPT_TEXT, &csv, 0, 0,
+                            "write a timeline of one fetch of each kind (run,lane,what,start_ms,end_ms)"}};
+    int rc = xl_cli_parse(prog, "The race made visible: the bug, your lab_fetch and lab_send, against a slowed GPU.",
+                          opts, 2, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
 

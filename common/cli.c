@@ -1,0 +1,105 @@
+/* cli.c - the explorers' command line (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sizes.h"
+
+/* bad - one line about what is wrong; returns 2 */
+static int bad(const char *prog, const char *msg)
+{
+    fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
+    return 2;
+}
+
+/* metavar - what an option's value is called in the usage */
+static const char *metavar(const xl_opt *o)
+{
+    return o->kind == XL_OPT_INT ? "N" : o->kind == XL_OPT_SIZE ? "SIZE" : "FILE";
+}
+
+/* usage - the usage line, about, and one line per option, to stdout */
+static void usage(const char *prog, const char *about, const xl_opt *opts, int n)
+{
+    printf("usage: %s", prog);
+    for (int k = 0; k < n; k++)
+        printf(" [--%s %s]", opts[k].name, metavar(&opts[k]));
+    printf("\n%s\n", about);
+    for (int k = 0; k < n; k++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s %s", opts[k].name, metavar(&opts[k]));
+        printf("  %-17s %s\n", left, opts[k].help);
+    }
+}
+
+/* set - parses value into opts[k]; 0, or 2 after one line */
+static int set(const char *prog, const xl_opt *o, const char *value)
+{
+    char msg[256];
+    if (o->kind == XL_OPT_TEXT) {
+        if (!*value)
+            return bad(prog, "an empty file name");
+        *(const char **)o->out = value;
+        return 0;
+    }
+    if (o->kind == XL_OPT_SIZE) {
+        size_t v;
+        char err[200];
+        if (xl_parse_size(value, (size_t)o->hi, &v, err, sizeof err) != 0) {
+            snprintf(msg, sizeof msg, "--%s: %s", o->name, err);
+            return bad(prog, msg);
+        }
+        if ((long long)v < o->lo) {
+            snprintf(msg, sizeof msg, "--%s must be at least %lld bytes", o->name, o->lo);
+            return bad(prog, msg);
+        }
+        *(size_t *)o->out = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (!*value || *end || errno || v < o->lo || v > o->hi) {
+        snprintf(msg, sizeof msg, "--%s must be a whole number from %lld to %lld", o->name, o->lo, o->hi);
+        return bad(prog, msg);
+    }
+    *(int *)o->out = (int)v;
+    return 0;
+}
+
+int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv)
+{
+    char msg[256];
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(prog, about, opts, n);
+            return 1;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            snprintf(msg, sizeof msg, "unexpected argument '%.100s'", arg);
+            return bad(prog, msg);
+        }
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        int k = 0;
+        while (k < n && !(strlen(opts[k].name) == len && strncmp(opts[k].name, name, len) == 0))
+            k++;
+        if (k == n) {
+            snprintf(msg, sizeof msg, "unknown option '%.100s'", arg);
+            return bad(prog, msg);
+        }
+        const char *value = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
+        if (!value) {
+            snprintf(msg, sizeof msg, "--%s needs a value", opts[k].name);
+            return bad(prog, msg);
+        }
+        int rc = set(prog, &opts[k], value);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

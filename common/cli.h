@@ -1,0 +1,41 @@
+/* cli.h - the explorers' command line: options from a table, one line on bad input.
+ *
+ * Part of xferlab's common library; pure CPU code with unit tests. Every explorer takes
+ * --name VALUE options and --help; a bad option or value prints "prog: what is wrong (try --help)"
+ * to stderr, so a student sees one line, never a usage dump or a crash.
+ */
+#ifndef XL_CLI_H
+#define XL_CLI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an option's value is. */
+typedef enum {
+    XL_OPT_INT,  /* a whole number from lo to hi, into int *out */
+    XL_OPT_SIZE, /* bytes, or with K, M, G, from lo to hi bytes, into size_t *out */
+    XL_OPT_TEXT  /* any text (a file name), into const char **out */
+} xl_opt_kind;
+
+/* One option: --name VALUE. */
+typedef struct {
+    const char *name;  /* without the dashes */
+    xl_opt_kind kind;
+    void *out;         /* left as it is (the default) unless the option is given */
+    long long lo, hi;  /* the range, for numbers and sizes */
+    const char *help;  /* its --help line, e.g. "timed runs per size, 1 to 100 (default 5)" */
+} xl_opt;
+
+/* xl_cli_parse - parses argv against the n options. Returns 0 to go on; 1 after printing the usage
+ * (about, then one line per option) for --help; 2 after printing one line to stderr for an unknown
+ * option, a missing or bad value, or a stray argument. */
+int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,207 @@
+/* explore.c - lab 04's explorer: your pipeline against the sequential baseline. Do not edit.
+ *
+ * At three batch sizes, with the stages balanced from this machine's own figures, it times the kit's
+ * sequential baseline and your lab_pipe at depths 1 to 3, beside the ideal, checks every result, and
+ * prints the overlap efficiency. With --csv it also records a few batches of the baseline and of your
+ * depth-2 pipe as a timeline (every copy and kernel on its stream, produce on the host):
+ *     make run LAB=04 ARGS="--csv pipe.csv"
+ * CSV rows: run,lane,what,start_ms,end_ms for the timeline; rows whose run is "throughput" hold
+ * version,batch MiB,million items per second,efficiency instead (see the comment lines).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/buffers.h"
+#include "common/check.h"
+#include "common/cli.h"
+#include "common/gpu.h"
+#include "common/stats.h"
+#include "common/timeline.h"
+#include "common/timing.h"
+#include "labs/04-double-buffering/lab.h"
+#include "labs/04-double-buffering/workload.h"
+
+#define NSIZES 3
+#define MAX_DEPTH 3
+#define TIMELINE_BATCHES 6
+
+static const char *prog = "04-double-buffering-explore";
+static const size_t sizes_mib[NSIZES] = {4, 16, 64};
+
+/* One batch size's figures. */
+typedef struct {
+    size_t mib;
+    wl_stage_ms st;
+    double seq_ms, ideal_ms, depth_ms[MAX_DEPTH + 1]; /* medians; depth_ms[0] unused */
+} row;
+
+/* wrong_results - how many of j's results differ from the CPU's */
+static int wrong_results(const wl_ctx *w, const lab_job *j)
+{
+    int bad = 0;
+    for (int i = 0; i < j->batches; i++) {
+        lab_result want = wl_expected(w, i);
+        bad += j->results[i].sum != want.sum || j->results[i].sumsq != want.sumsq;
+    }
+    return bad;
+}
+
+/* time_run - the median of reps runs of lab_pipe_run (p) or the baseline (b), results checked */
+static double time_run(lab_pipe *p, base_pipe *b, wl_ctx *w, const lab_job *j, int reps)
+{
+    double ms[64];
+    for (int r = 0; r < reps; r++) {
+        xl_poison(j->results, (size_t)j->batches * sizeof(lab_result));
+        double t0 = xl_now_ms();
+        int rc = p ? lab_pipe_run(p, j) : base_pipe_run(b, j);
+        ms[r] = xl_now_ms() - t0;
+        if (rc != 0)
+            xl_fail("%s returned an error (see its message above)", p ? "lab_pipe_run" : "the baseline");
+        int bad = wrong_results(w, j);
+        if (bad)
+            xl_fail("%s: %d of %d results were wrong (make grade LAB=04 says which hazard)",
+                    p ? "lab_pipe_run" : "the baseline", bad, j->batches);
+    }
+    return xl_median(ms, reps);
+}
+
+/* measure - one batch size: stages balanced, then the baseline and depths 1 to 3 */
+static void measure(row *r, int batches, int reps, lab_result *res)
+{
+    wl_ctx w;
+    wl_create(&w, r->mib << 18, 0, 0, 0);
+    wl_balance(&w, 0.8, &r->st);
+    lab_job j = wl_job(&w, batches, res);
+    base_pipe *b = base_pipe_create(w.items);
+    if (!b)
+        xl_fail("cannot create the baseline (out of memory?)");
+    time_run(NULL, b, &w, &j, 1); /* warm-up */
+    r->seq_ms = time_run(NULL, b, &w, &j, reps);
+    base_pipe_destroy(b);
+    for (int d = 1; d <= MAX_DEPTH; d++) {
+        lab_pipe *p = lab_pipe_create(w.items, d);
+        if (!p)
+            xl_fail("lab_pipe_create(%zu items, depth %d) returned NULL (see its message above)", w.items, d);
+        time_run(p, NULL, &w, &j, 1);
+        r->depth_ms[d] = time_run(p, NULL, &w, &j, reps);
+        lab_pipe_destroy(p);
+    }
+    r->ideal_ms = wl_ideal_ms(&r->st, batches);
+    wl_destroy(&w);
+}
+
+/* efficiency - (T_seq - T) / (T_seq - T_ideal) */
+static double efficiency(const row *r, double t)
+{
+    return (r->seq_ms - t) / (r->seq_ms - r->ideal_ms);
+}
+
+/* record - a few batches of the baseline and of a depth-2 pipe on the timeline, 16 MiB batches */
+static void record(xl_timeline *tl, lab_result *res)
+{
+    wl_ctx w;
+    wl_stage_ms st;
+    wl_create(&w, (size_t)16 << 18, 0, 0, 0);
+    wl_balance(&w, 0.8, &st);
+    lab_job j = wl_job(&w, TIMELINE_BATCHES, res);
+    base_pipe *b = base_pipe_create(w.items);
+    lab_pipe *p = lab_pipe_create(w.items, 2);
+    if (!b || !p)
+        xl_fail("cannot create the pipes for the timeline");
+    base_pipe_run(b, &j); /* warm-ups */
+    lab_pipe_run(p, &j);
+    w.tl = tl;
+    w.run = "sequential";
+    xl_timeline_trace_copies(tl, w.run);
+    base_pipe_run(b, &j);
+    w.run = "depth 2";
+    xl_timeline_trace_copies(tl, w.run);
+    if (lab_pipe_run(p, &j) != 0)
+        xl_fail("lab_pipe_run returned an error (see its message above)");
+    xl_timeline_trace_copies(NULL, NULL);
+    w.tl = NULL;
+    XL_CHECK(cudaDeviceSynchronize());
+    base_pipe_destroy(b);
+    lab_pipe_destroy(p);
+    wl_destroy(&w);
+}
+
+/* write_csv - the timeline, then the throughput rows and where they were measured; 0 or -1 */
+static int write_csv(const char *path, xl_timeline *tl, const row *rows, int batches, int reps, const xl_gpu_info *g)
+{
+    if (xl_timeline_write(tl, path) != 0)
+        return -1;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "%s: cannot append to %s\n", prog, path);
+        return -1;
+    }
+    fprintf(f, "# throughput rows: throughput,version,batch MiB,million items per second,efficiency; %d batches\n",
+            batches);
+    for (int s = 0; s < NSIZES; s++) {
+        const row *r = &rows[s];
+        double items = (double)batches * (double)(r->mib << 18) * 1e-3; /* millions of items, per ms */
+        fprintf(f, "throughput,sequential,%zu,%.2f,0\n", r->mib, items / r->seq_ms);
+        for (int d = 1; d <= MAX_DEPTH; d++)
+            fprintf(f, "throughput,depth %d,%zu,%.2f,%.3f\n", d, r->mib, items / r->depth_ms[d],
+                    efficiency(r, r->depth_ms[d]));
+        fprintf(f, "throughput,ideal,%zu,%.2f,1\n", r->mib, items / r->ideal_ms);
+    }
+    if (fclose(f) != 0)
+        return -1;
+    return xl_append_run_info(path, g, prog, reps);
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 5, batches = 16;
+    const char *csv = NULL;
+    const xl_opt opts[] = {
+        {"batches", XL_OPT_INT, &batches, 2, 64, "batches per run, 2 to 64 (default 16)"},
+        {"reps", XL_OPT_INT, &reps, 1, 50, "timed runs of each version after one warm-up, 1 to 50 (default 5)"},
+        {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the figures and a timeline of both versions as CSV"}};
+    int rc = xl_cli_parse(prog, "Your lab_pipe at depths 1 to 3 against the sequential baseline and the ideal.", opts,
+                          3, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    xl_gpu_info g;
+    xl_gpu_require(prog, &g);
+
+    lab_result *res;
+    XL_CHECK(cudaMallocHost((void **)&res, (size_t)batches * sizeof(lab_result)));
+    row rows[NSIZES];
+    printf("lab 04 on %s: %d batches per run, median of %d runs, stages balanced from this machine's figures\n",
+           g.name, batches, reps);
+    printf("%-7s %-30s %10s %10s %10s %10s %10s  %s\n", "batch", "stages per batch (ms)", "sequential", "depth 1",
+           "depth 2", "depth 3", "ideal", "efficiency d1/d2/d3");
+    for (int s = 0; s < NSIZES; s++) {
+        row *r = &rows[s];
+        char stages[64];
+        r->mib = sizes_mib[s];
+        measure(r, batches, reps, res);
+        snprintf(stages, sizeof stages, "P %.2f H %.2f K %.2f D %.3f", r->st.produce_ms, r->st.h2d_ms, r->st.kernel_ms,
+                 r->st.d2h_ms);
+        printf("%3zu MiB %-30s %7.1f ms %7.1f ms %7.1f ms %7.1f ms %7.1f ms  %.2f / %.2f / %.2f\n", r->mib, stages,
+               r->seq_ms, r->depth_ms[1], r->depth_ms[2], r->depth_ms[3], r->ideal_ms, efficiency(r, r->depth_ms[1]),
+               efficiency(r, r->depth_ms[2]), efficiency(r, r->depth_ms[3]));
+    }
+    printf("P produce (host), H copy in, K kernel, D copy out; efficiency = (sequential - yours) / (sequential - "
+           "ideal): 1 is the ideal, 0 no better than sequential\n");
+    if (csv) {
+        xl_timeline *tl = xl_timeline_create(8 * TIMELINE_BATCHES * 2);
+        if (!tl)
+            xl_fail("out of memory");
+        record(tl, res);
+        if (write_csv(csv, tl, rows, batches, reps, &g) != 0)
+            return 1;
+        xl_timeline_destroy(tl);
+        printf("wrote %s\n", csv);
+    }
+    printf("summary: depth 2 efficiency %.2f (4 MiB), %.2f (16 MiB), %.2f (64 MiB); depth 3 %.2f, %.2f, %.2f\n",
+           efficiency(&rows[0], rows[0].depth_ms[2]), efficiency(&rows[1], rows[1].depth_ms[2]),
+           efficiency(&rows[2], rows[2].depth_ms[2]), efficiency(&rows[0], rows[0].depth_ms[3]),
+           efficiency(&rows[1], rows[1].depth_ms[3]), efficiency(&rows[2], rows[2].depth_ms[3]));
+    XL_CHECK(cudaFreeHost(res));
+    return 0;
+}

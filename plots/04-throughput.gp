@@ -1,0 +1,26 @@
+# 04-throughput.gp - lab 04: items per second against batch size, sequential, depths 1 to 3, and the ideal.
+# Called by grader/scripts/plots.sh with: data (CSV from the lab 04 explorer), out, machine, fmt.
+reset
+set datafile separator comma
+if (fmt eq "svg") { set terminal svg size 900,560 dynamic font "Helvetica,13" background "white" }
+if (fmt eq "png") { set terminal pngcairo size 900,560 font "Helvetica,11" }
+if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.7in font "Helvetica,9" }
+set output out.".".fmt
+
+set title noenhanced sprintf("Throughput against batch size, stages balanced (%s)", machine)
+set xlabel "batch size (MiB of 32-bit items, log scale)"
+set ylabel "throughput (million items per second)"
+set logscale x 2
+set xrange [3:85]
+set xtics nomirror ("4 MiB" 4, "16 MiB" 16, "64 MiB" 64)
+set ytics nomirror
+set yrange [0:*]
+set grid xtics ytics lc rgb "#dddddd"
+set key outside right center vertical box noenhanced
+set datafile missing NaN
+sel(v) = strcol(1) eq "throughput" && strcol(2) eq v
+plot data using 3:(sel("ideal") ? $4 : NaN) with linespoints lw 2 dt 2 pt 6 lc rgb "#000000" title "ideal (busiest stage)", \
+     data using 3:(sel("depth 3") ? $4 : NaN) with linespoints lw 2 pt 9 lc rgb "#9467bd" title "depth 3", \
+     data using 3:(sel("depth 2") ? $4 : NaN) with linespoints lw 2.5 pt 7 lc rgb "#1f77b4" title "depth 2 (double-buffering)", \
+     data using 3:(sel("depth 1") ? $4 : NaN) with linespoints lw 2 pt 5 lc rgb "#ff7f0e" title "depth 1 (one buffer)", \
+     data using 3:(sel("sequential") ? $4 : NaN) with linespoints lw 2 pt 13 lc rgb "#7f7f7f" title "sequential (baseline)"
