@@ -191,38 +191,51 @@ static int same(lab_result a, lab_result b)
     return a.sum == b.sum && a.sumsq == b.sumsq;
 }
 
-XL_TEST(hazard, host_reuse, 10, XL_GPU,
-        "no host buffer is refilled before its copy has read it (kernel slowed to 2 ms, depths 2 and 3, 3 runs)", 30)
+/* each_hazard_run - 3 runs at depths 2 and 3, each checked by check */
+static void each_hazard_run(void (*check)(const hazard_run *h, int depth, int run))
 {
-    for (int rep = 0; rep < 3; rep++)
+    for (int rep = 1; rep <= 3; rep++)
         for (int depth = 2; depth <= 3; depth++) {
             hazard_run h;
             run_hazard(depth, &h);
-            for (int i = 0; i < h.batches; i++)
-                cr_assert(same(h.start[i], h.want[i]),
-                          "depth %d, run %d: batch %d was not on the GPU when its kernel began (the device buffer held "
-                          "other data). Most likely its pinned host buffer was refilled with a later batch before the "
-                          "copy in had read it: before produce writes into a host buffer, wait on an event recorded "
-                          "right after that buffer's last copy in (on the copy's stream)",
-                          depth, rep + 1, i);
+            check(&h, depth, rep);
         }
+}
+
+/* arrived_intact - each batch was in its device buffer when its kernel began */
+static void arrived_intact(const hazard_run *h, int depth, int run)
+{
+    for (int i = 0; i < h->batches; i++)
+        cr_assert(same(h->start[i], h->want[i]),
+                  "depth %d, run %d: batch %d was not on the GPU when its kernel began (the device buffer held other "
+                  "data). Most likely its pinned host buffer was refilled with a later batch before the copy in had "
+                  "read it: before produce writes into a host buffer, wait on an event recorded right after that "
+                  "buffer's last copy in (on the copy's stream)",
+                  depth, run, i);
+}
+
+/* unchanged_under_kernel - each batch's device buffer held still while its kernel ran */
+static void unchanged_under_kernel(const hazard_run *h, int depth, int run)
+{
+    for (int i = 0; i < h->batches; i++)
+        cr_assert(same(h->got[i], h->start[i]),
+                  "depth %d, run %d: batch %d changed under its kernel: the device buffer held one batch when the "
+                  "kernel began and other data by the time it read it. A later copy in wrote into that device "
+                  "buffer while the kernel was still running: the copy must wait for the kernel (the same stream, "
+                  "or an event recorded after the kernel)",
+                  depth, run, i);
+}
+
+XL_TEST(hazard, host_reuse, 10, XL_GPU,
+        "no host buffer is refilled before its copy has read it (kernel slowed to 2 ms, depths 2 and 3, 3 runs)", 30)
+{
+    each_hazard_run(arrived_intact);
 }
 
 XL_TEST(hazard, device_reuse, 10, XL_GPU,
         "no device buffer is overwritten while its kernel still reads it (kernel slowed to 2 ms, depths 2 and 3)", 30)
 {
-    for (int rep = 0; rep < 3; rep++)
-        for (int depth = 2; depth <= 3; depth++) {
-            hazard_run h;
-            run_hazard(depth, &h);
-            for (int i = 0; i < h.batches; i++)
-                cr_assert(same(h.got[i], h.start[i]),
-                          "depth %d, run %d: batch %d changed under its kernel: the device buffer held batch %d's "
-                          "data when the kernel began, other data by the time it read it. A later copy in wrote "
-                          "into that device buffer while the kernel was still running: the copy must wait for the "
-                          "kernel (the same stream, or an event recorded after the kernel)",
-                          depth, rep + 1, i, i);
-        }
+    each_hazard_run(unchanged_under_kernel);
 }
 
 /* One lab_pipe_run for kit_ms_beside_busy. */
