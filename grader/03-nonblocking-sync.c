@@ -249,7 +249,8 @@ XL_TEST(fetch, pinned_destination, 5, XL_GPU,
     double t0 = xl_now_ms();
     kit_fetch(&j);
     double ms = xl_now_ms() - t0;
-    xl_note("the kit's correct fetch into pageable memory took %.1f ms for 20 ms of host work and 20 ms of GPU work", ms);
+    xl_note("the kit's correct fetch into pageable memory took %.1f ms for 20 ms of host work and 20 ms of GPU work",
+            ms);
     free(pageable);
     fetch_teardown(&f);
 }

@@ -35,7 +35,8 @@ int main(int argc, char **argv)
     char s1[32];
     const xl_opt opts[] = {
         {"min", XL_OPT_SIZE, &min_bytes, 1, MAX_BYTES, "smallest copy (default 4K)"},
-        {"max", XL_OPT_SIZE, &max_bytes, 1, MAX_BYTES, "largest copy, at most 4G (default 256M); sizes double from --min"},
+        {"max", XL_OPT_SIZE, &max_bytes, 1, MAX_BYTES,
+         "largest copy, at most 4G (default 256M); sizes double from --min"},
         {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
     int rc = xl_cli_parse(prog, "Your pageable copies against the kit's, over a sweep of sizes.\n"

@@ -59,8 +59,8 @@ static void row(xl_csv *csv, const char *kind, const char *label, size_t bytes, 
 }
 
 /* sweep_copies - pinned (yours) and pageable (the kit's cudaMemcpy), both directions, by size */
-static void sweep_copies(size_t min_b, size_t max_b, int reps, cudaStream_t s, xl_csv *csv, xl_timing pin_t[2][MAX_POINTS],
-                         xl_timing page_t[2][MAX_POINTS], int *npoints)
+static void sweep_copies(size_t min_b, size_t max_b, int reps, cudaStream_t s, xl_csv *csv,
+                         xl_timing pin_t[2][MAX_POINTS], xl_timing page_t[2][MAX_POINTS], int *npoints)
 {
     char sz[32];
     void *pinned = lab_pinned_alloc(max_b), *pageable = malloc(max_b), *dev;

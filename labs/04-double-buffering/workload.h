@@ -58,11 +58,13 @@ lab_result wl_expected(const wl_ctx *w, int i);
 /* wl_start_results - copies the first n recorded start results into out (host); fails through xl_fail */
 void wl_start_results(const wl_ctx *w, lab_result *out, int n);
 
-/* wl_stages - the stage times of one batch, each stage run alone after the one before, reps times: produce
- * (host clock, the median), copy in, kernel, copy out (events, the fastest: a copy of a buffer the host has
- * just written varies by 2x from run to run, and the ideal must be a time no pipeline can beat); ms */
+/* wl_stages - the stage times of one batch, each stage run alone after the one before, reps times; ms.
+ * produce: host clock, the median. The rest: events, the fastest run, so that the ideal built from them is
+ * a time no pipeline can beat. Two copy-in times: h2d_ms, the batch copied again right after a first copy
+ * (the link's own rate), and h2d_fresh_ms, the first copy, right after produce wrote the buffer, which on
+ * the H100 and H200 took up to 4x longer. */
 typedef struct {
-    double produce_ms, h2d_ms, kernel_ms, d2h_ms;
+    double produce_ms, h2d_ms, h2d_fresh_ms, kernel_ms, d2h_ms;
 } wl_stage_ms;
 void wl_stages(wl_ctx *w, int reps, wl_stage_ms *out);
 
@@ -71,8 +73,9 @@ void wl_stages(wl_ctx *w, int reps, wl_stage_ms *out);
 double wl_ideal_ms(const wl_stage_ms *s, int batches);
 
 /* wl_balance - sets produce's and the kernel's times from this machine's figures so that the stages are
- * nearly balanced: t = max(produce alone, copy in) / slack, produce takes slack * t and the kernel t
- * (slack 0.8: two buffers have a little room, one has none); fills *out with the stages as set */
+ * nearly balanced: t = max(produce alone, copy in of a just-produced batch) / slack, produce takes slack * t
+ * and the kernel t, the busiest stage (slack 0.8: two buffers have a little room, one has none); fills *out
+ * with the stages as set */
 void wl_balance(wl_ctx *w, double slack, wl_stage_ms *out);
 
 /* wl_produce_alone_ms - the median time of produce alone, writing the whole batch, without the set time */
