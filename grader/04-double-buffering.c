@@ -28,6 +28,9 @@ XL_LAB("04", "double-buffering");
 #define NARROW_MS 150.0
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
 #define PIPE_BATCHES 16
+/* Seen (2026-11-22, 3 gradings on an H100, 2 on an H200, plus make test): the reference 0.96 to 1.00 at every size
+ * and depth, lab_pipe_run 5.2 to 5.3 ms beside the 300 ms kernel; one buffer 0.32 to 0.65 (0.72 once in the
+ * explorer, hence pipe.buffers), a device-wide wait each batch -0.10 to 0.19, pageable buffers -1.45 to 0.32. */
 /* Stage times in the speed tests, from the run's own figures (wl_balance): t = max(produce alone, copy in) / 0.8;
  * produce then takes 0.8 t and the kernel t. Depth 2 has a little slack; one buffer serializes the copy in with
  * both its neighbours. */
