@@ -78,7 +78,7 @@ LINK = $(QUIET_LINK)$(NVCC) $(CUDA_ARCH) -o $@ $(filter %.o %.a,$^)
 # ===== Per lab: explorers, graders, mutants =====
 # $(1) = slug, e.g. 01-pageable-copy
 # A lab's other files besides lab.cu and explore.c (e.g. lab 04's baseline.cu) are the kit's, linked into all.
-# Explorers wrap cudaMemcpyAsync so that common/tracecopy.c can put copies on a timeline.
+# Explorers and graders wrap cudaMemcpyAsync so that common/tracecopy.c can put copies on a timeline.
 define LAB_RULES
 KIT_$(1) := $$(patsubst %,$(B)/obj/%.o,$$(basename $$(filter-out labs/$(1)/lab.cu labs/$(1)/explore.c,$$(wildcard labs/$(1)/*.c labs/$(1)/*.cu))))
 $(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
@@ -89,14 +89,14 @@ $(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/
 	$$(LINK) $(WRAP) $(LDLIBS)
 $(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(WRAP) $(LDLIBS)
 $(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(WRAP) $(LDLIBS)
 MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.cu))
 $(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $(B)/obj/grader/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $$(CRIT_LIBS) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(WRAP) $(LDLIBS)
 LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade $(B)/bin/$(1)-grade-solution $$(MUTANTS_$(1))
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))

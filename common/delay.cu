@@ -28,3 +28,17 @@ extern "C" void xl_hang(cudaStream_t stream)
     hang_kernel<<<1, 1, 0, stream>>>(flag);
     XL_CHECK_LAUNCH();
 }
+
+extern "C" void xl_one_block_per_sm(const void *kernel, int *blocks, int *smem)
+{
+    static int sms, optin;
+    if (!sms) {
+        int dev;
+        XL_CHECK(cudaGetDevice(&dev));
+        XL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        XL_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    }
+    XL_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    *blocks = sms;
+    *smem = optin;
+}

@@ -20,6 +20,12 @@ void xl_delay(cudaStream_t stream, uint64_t ns);
 /* xl_hang - enqueues a kernel that never ends (only for planted mutants and grader tests) */
 void xl_hang(cudaStream_t stream);
 
+/* xl_one_block_per_sm - launch shape for a kernel that must occupy the whole GPU, as a heavy kernel does:
+ * *blocks is the multiprocessor count, *smem the most dynamic shared memory a block may have, which this
+ * sets as the kernel's limit; with it no second block (of this launch or another) fits on a multiprocessor,
+ * so two such kernels on different streams run one after the other. Checked. */
+void xl_one_block_per_sm(const void *kernel, int *blocks, int *smem);
+
 #ifdef __cplusplus
 }
 #endif

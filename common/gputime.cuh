@@ -23,4 +23,15 @@ static __device__ __forceinline__ void xl_gpu_spin_ns(uint64_t ns)
     }
 }
 
+/* xl_block_spin_ns - the whole block waits ns nanoseconds (thread 0 spins; no-op for 0): a kernel's "work"
+ * of a set length before it touches memory. Call it from every thread of the block. */
+static __device__ __forceinline__ void xl_block_spin_ns(uint64_t ns)
+{
+    if (ns) {
+        if (threadIdx.x == 0)
+            xl_gpu_spin_ns(ns);
+        __syncthreads();
+    }
+}
+
 #endif

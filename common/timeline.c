@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "csv.h"
@@ -12,6 +13,7 @@
 typedef struct {
     char run[32], lane[32], what[48];
     double start_ms, end_ms; /* host clock, relative to the origin */
+    size_t bytes;            /* moved by a copy; 0 otherwise */
     cudaEvent_t ev_start, ev_end; /* GPU spans only */
     int gpu;
 } span;
@@ -107,14 +109,15 @@ const char *xl_timeline_lane(xl_timeline *t, cudaStream_t stream)
     return t->lanes[t->nstreams++];
 }
 
-int xl_timeline_write(xl_timeline *t, const char *path)
+void xl_timeline_bytes(xl_timeline *t, int id, size_t bytes)
 {
-    char err[256];
-    xl_csv *c = xl_csv_open(path, "run,lane,what,start_ms,end_ms", err, sizeof err);
-    if (!c) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
+    if (id >= 0 && id < t->n)
+        t->spans[id].bytes = bytes;
+}
+
+/* resolve - GPU spans get their times from their events (waiting for them) */
+static void resolve(xl_timeline *t)
+{
     for (int i = 0; i < t->n; i++) {
         span *s = &t->spans[i];
         if (s->gpu) {
@@ -125,7 +128,92 @@ int xl_timeline_write(xl_timeline *t, const char *path)
             s->start_ms = a;
             s->end_ms = b;
         }
-        xl_csv_row(c, "%s,%s,%s,%.4f,%.4f", s->run, s->lane, s->what, s->start_ms, s->end_ms);
+    }
+}
+
+int xl_timeline_collect(xl_timeline *t, const char *run, const char *what, double *pairs, int max)
+{
+    int n = 0;
+    resolve(t);
+    for (int i = 0; i < t->n; i++) {
+        span *s = &t->spans[i];
+        if (strcmp(s->run, run) != 0 || strcmp(s->what, what) != 0)
+            continue;
+        if (n < max) {
+            pairs[2 * n] = s->start_ms;
+            pairs[2 * n + 1] = s->end_ms;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* by_start - qsort order of [start, end] pairs */
+static int by_start(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* merge - sorts n pairs and merges overlapping ones in place; returns how many disjoint pairs remain */
+static int merge(double *p, int n)
+{
+    if (n == 0)
+        return 0;
+    qsort(p, (size_t)n, 2 * sizeof(double), by_start);
+    int m = 0;
+    for (int i = 1; i < n; i++) {
+        if (p[2 * i] <= p[2 * m + 1]) {
+            if (p[2 * i + 1] > p[2 * m + 1])
+                p[2 * m + 1] = p[2 * i + 1];
+        } else {
+            m++;
+            p[2 * m] = p[2 * i];
+            p[2 * m + 1] = p[2 * i + 1];
+        }
+    }
+    return m + 1;
+}
+
+double xl_spans_total_ms(double *pairs, int n)
+{
+    double total = 0;
+    n = merge(pairs, n);
+    for (int i = 0; i < n; i++)
+        total += pairs[2 * i + 1] - pairs[2 * i];
+    return total;
+}
+
+double xl_spans_overlap_ms(double *a, int na, double *b, int nb)
+{
+    double total = 0;
+    na = merge(a, na);
+    nb = merge(b, nb);
+    for (int i = 0, j = 0; i < na && j < nb;) {
+        double lo = a[2 * i] > b[2 * j] ? a[2 * i] : b[2 * j];
+        double hi = a[2 * i + 1] < b[2 * j + 1] ? a[2 * i + 1] : b[2 * j + 1];
+        if (hi > lo)
+            total += hi - lo;
+        if (a[2 * i + 1] < b[2 * j + 1])
+            i++;
+        else
+            j++;
+    }
+    return total;
+}
+
+int xl_timeline_write(xl_timeline *t, const char *path)
+{
+    char err[256];
+    xl_csv *c = xl_csv_open(path, "run,lane,what,start_ms,end_ms,bytes", err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    resolve(t);
+    for (int i = 0; i < t->n; i++) {
+        span *s = &t->spans[i];
+        xl_csv_row(c, "%s,%s,%s,%.4f,%.4f,%zu", s->run, s->lane, s->what, s->start_ms, s->end_ms, s->bytes);
     }
     if (xl_csv_close(c, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);

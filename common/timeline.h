@@ -9,6 +9,7 @@
 #define XL_TIMELINE_H
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +43,22 @@ void xl_timeline_new_lanes(xl_timeline *t);
  * with -Xlinker --wrap=cudaMemcpyAsync (the explorers are): the code traced needs no change. */
 void xl_timeline_trace_copies(xl_timeline *t, const char *run);
 
-/* xl_timeline_write - waits for every event, then writes all spans to path as CSV (header included);
+/* xl_timeline_bytes - notes how many bytes span id moved (written in the CSV's bytes column) */
+void xl_timeline_bytes(xl_timeline *t, int id, size_t bytes);
+
+/* xl_timeline_collect - waits for the events, then copies [start_ms, end_ms] of up to max spans of run
+ * whose name is what into pairs (2 doubles each); returns how many (all of them when max is larger) */
+int xl_timeline_collect(xl_timeline *t, const char *run, const char *what, double *pairs, int max);
+
+/* xl_spans_overlap_ms - how long some span of a and some span of b ran at the same time: the length of the
+ * union of a's intervals intersected with the union of b's (pairs of [start, end] in ms; sorted here) */
+double xl_spans_overlap_ms(double *a, int na, double *b, int nb);
+
+/* xl_spans_total_ms - the length of the union of n intervals (pairs; sorted here) */
+double xl_spans_total_ms(double *pairs, int n);
+
+/* xl_timeline_write - waits for every event, then writes all spans to path as CSV (header
+ * run,lane,what,start_ms,end_ms,bytes);
  * 0, or -1 with a message on stderr */
 int xl_timeline_write(xl_timeline *t, const char *path);
 

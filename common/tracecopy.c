@@ -44,5 +44,6 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enu
     int id = xl_timeline_gpu_begin(traced, stream, traced_run, xl_timeline_lane(traced, stream), kind_name(kind));
     cudaError_t e = __real_cudaMemcpyAsync(dst, src, bytes, kind, stream);
     xl_timeline_gpu_end(traced, id, stream);
+    xl_timeline_bytes(traced, id, bytes);
     return e;
 }

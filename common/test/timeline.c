@@ -30,10 +30,10 @@ Test(timeline, gpu_and_host_spans_share_one_clock)
     snprintf(path, sizeof path, "%s/t.csv", dir);
     cr_assert(xl_timeline_write(t, path) == 0);
     FILE *f = fopen(path, "r");
-    cr_assert(fgets(line, sizeof line, f) && strcmp(line, "run,lane,what,start_ms,end_ms\n") == 0);
+    cr_assert(fgets(line, sizeof line, f) && strcmp(line, "run,lane,what,start_ms,end_ms,bytes\n") == 0);
     double g0, g1, w0, w1;
-    cr_assert(fscanf(f, "run,GPU,delay,%lf,%lf\n", &g0, &g1) == 2);
-    cr_assert(fscanf(f, "run,host,wait,%lf,%lf\n", &w0, &w1) == 2);
+    cr_assert(fscanf(f, "run,GPU,delay,%lf,%lf,0\n", &g0, &g1) == 2);
+    cr_assert(fscanf(f, "run,host,wait,%lf,%lf,0\n", &w0, &w1) == 2);
     fclose(f);
     unlink(path);
     rmdir(dir);
@@ -43,4 +43,17 @@ Test(timeline, gpu_and_host_spans_share_one_clock)
     cr_assert(xl_timeline_host(t, "run", "host", "third", 0, 1) == 0, "a timeline of 3 takes a third span");
     cr_assert(xl_timeline_host(t, "run", "host", "fourth", 0, 1) == -1, "a full timeline refuses more spans");
     xl_timeline_destroy(t);
+}
+
+Test(timeline, overlap_of_two_sets_of_spans)
+{
+    /* a: [0,2] and [1,3] (one run of 3 ms), [10,11]; b: [2.5,4], [10.5,20] */
+    double a[] = {10, 11, 1, 3, 0, 2}, b[] = {10.5, 20, 2.5, 4};
+    double got = xl_spans_overlap_ms(a, 3, b, 2);
+    cr_assert(got > 0.999 && got < 1.001, "overlap %.4f, expected 0.5 + 0.5", got);
+    double c[] = {5, 6}, d[] = {6, 7};
+    cr_assert(xl_spans_overlap_ms(c, 1, d, 1) == 0, "spans that only touch do not overlap");
+    cr_assert(xl_spans_overlap_ms(c, 1, d, 0) == 0, "nothing overlaps an empty set");
+    double e[] = {0, 4, 1, 2, 3, 5, 7, 8};
+    cr_assert(xl_spans_total_ms(e, 4) == 6, "the union of [0,4] [1,2] [3,5] [7,8] is 6 ms long");
 }

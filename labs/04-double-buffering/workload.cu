@@ -9,6 +9,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/delay.h"
 #include "common/gputime.cuh"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -190,11 +191,7 @@ lab_result wl_expected(const wl_ctx *w, int i)
  * squared into *out (zeroed before). One block per multiprocessor (its shared memory sees to that). */
 static __global__ void batch_kernel(const uint32_t *in, size_t n, lab_result *out, uint64_t spin_ns)
 {
-    if (spin_ns) {
-        if (threadIdx.x == 0)
-            xl_gpu_spin_ns(spin_ns);
-        __syncthreads();
-    }
+    xl_block_spin_ns(spin_ns);
     unsigned long long s = 0, q = 0;
     for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < n; j += (size_t)gridDim.x * blockDim.x) {
         long long v = (long long)(in[j] & 0xFFFFu) - 32768;
@@ -211,27 +208,11 @@ static __global__ void batch_kernel(const uint32_t *in, size_t n, lab_result *ou
     }
 }
 
-/* gpu_shape - the kernel's grid (one block per multiprocessor) and the shared memory that keeps a second
- * block, of this kernel or another launch of it, off the same multiprocessor */
-static void gpu_shape(int *blocks, int *smem)
-{
-    static int b, m;
-    if (!b) {
-        int dev;
-        XL_CHECK(cudaGetDevice(&dev));
-        XL_CHECK(cudaDeviceGetAttribute(&b, cudaDevAttrMultiProcessorCount, dev));
-        XL_CHECK(cudaDeviceGetAttribute(&m, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        XL_CHECK(cudaFuncSetAttribute(batch_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, m));
-    }
-    *blocks = b;
-    *smem = m;
-}
-
 void wl_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream, void *ctx)
 {
     wl_ctx *w = (wl_ctx *)ctx;
     int blocks, smem, span = -1;
-    gpu_shape(&blocks, &smem);
+    xl_one_block_per_sm((const void *)batch_kernel, &blocks, &smem);
     if (w->tl)
         span = xl_timeline_gpu_begin(w->tl, stream, w->run, xl_timeline_lane(w->tl, stream), "compute");
     if (w->start && i >= 0 && i < w->max_batches) { /* the batch as the kernel finds it */
