@@ -2,6 +2,7 @@
 #include "kit.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
@@ -94,4 +95,19 @@ double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns)
     XL_CHECK(cudaDeviceSynchronize());
     XL_CHECK(cudaStreamDestroy(other));
     return ms;
+}
+
+void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void *p), const char *name,
+                             const char *why)
+{
+    static const size_t sizes[] = {1, 4097, (64u << 20) + 3};
+    for (int i = 0; i < 3; i++) {
+        unsigned char *p = alloc(sizes[i]);
+        cr_assert(p != NULL, "%s(%zu) returned NULL", name, sizes[i]);
+        cr_assert(kit_is_pinned(p), "%s(%zu) returned pageable memory: %s", name, sizes[i], why);
+        memset(p, 7, sizes[i]);
+        cr_assert(p[sizes[i] - 1] == 7, "%s(%zu): the last byte cannot be written", name, sizes[i]);
+        release(p);
+    }
+    release(NULL);
 }
