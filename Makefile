@@ -33,7 +33,12 @@ ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -I. -I$(CUDA_HOME)/include $(DEP
 NVCCFLAGS ?= -O2 -g
 ALL_NVCCFLAGS = $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -I. -Xcompiler -Wall,-Wextra $(DEPFLAGS)
 LDLIBS := -lpthread -ldl -lrt
+# Calls passed through the kit with no change to the code that makes them: common/tracecopy.c puts copies on a
+# timeline (explorers and graders of every lab); common/pincount.c counts pinned memory (the labs in PIN_COUNTED).
 WRAP := -Xlinker --wrap=cudaMemcpyAsync
+PIN_WRAP := $(foreach f,cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister,-Xlinker --wrap=$(f))
+PIN_COUNTED := 06-pinning
+lab_wrap = $(WRAP) $(if $(filter $(1),$(PIN_COUNTED)),$(PIN_WRAP))
 
 ifeq ($(V),1)
   Q :=
@@ -78,25 +83,24 @@ LINK = $(QUIET_LINK)$(NVCC) $(CUDA_ARCH) -o $@ $(filter %.o %.a,$^)
 # ===== Per lab: explorers, graders, mutants =====
 # $(1) = slug, e.g. 01-pageable-copy
 # A lab's other files besides lab.cu and explore.c (e.g. lab 04's baseline.cu) are the kit's, linked into all.
-# Explorers and graders wrap cudaMemcpyAsync so that common/tracecopy.c can put copies on a timeline.
 define LAB_RULES
 KIT_$(1) := $$(patsubst %,$(B)/obj/%.o,$$(basename $$(filter-out labs/$(1)/lab.cu labs/$(1)/explore.c,$$(wildcard labs/$(1)/*.c labs/$(1)/*.cu))))
 $(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(WRAP) $(LDLIBS)
+	$$(LINK) $(call lab_wrap,$(1)) $(LDLIBS)
 $(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $(WRAP) $(LDLIBS)
+	$$(LINK) $(call lab_wrap,$(1)) $(LDLIBS)
 $(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $$(CRIT_LIBS) $(WRAP) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
 $(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $$(CRIT_LIBS) $(WRAP) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
 MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.cu))
 $(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $(B)/obj/grader/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
-	$$(LINK) $$(CRIT_LIBS) $(WRAP) $(LDLIBS)
+	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
 LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade $(B)/bin/$(1)-grade-solution $$(MUTANTS_$(1))
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))
@@ -104,6 +108,11 @@ $(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))
 $(B)/bin/unit-%: $(B)/obj/common/test/%.o $(LIBXL)
 	@mkdir -p $(dir $@)
 	$(LINK) $(CRIT_LIBS) $(LDLIBS)
+
+# common/pincount.c is tested through the calls it counts
+$(B)/bin/unit-pincount: $(B)/obj/common/test/pincount.o $(LIBXL)
+	@mkdir -p $(dir $@)
+	$(LINK) $(CRIT_LIBS) $(PIN_WRAP) $(LDLIBS)
 
 $(SELFTEST): $(B)/obj/grader/selftest.o $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $(dir $@)

@@ -151,8 +151,10 @@ for ex in $B/bin/*-explore; do
     check_cli 2 "--reps" --reps
     if "$ex" --help | grep -q -- '--max'; then
         check_cli 2 "--max 12Q" --max 12Q
-        check_cli 2 "--min 0" --min 0
         check_cli 2 "--max 1T" --max 1T
+    fi
+    if "$ex" --help | grep -q -- '--min'; then
+        check_cli 2 "--min 0" --min 0
         check_cli 2 "--min 1M --max 4K" --min 1M --max 4K
     fi
     XL_NO_GPU_FOR_CLI=1 check_cli 3 "without a GPU"

@@ -1,0 +1,138 @@
+/* explore.c - lab 06's explorer: what each way to pinned data costs, in time and in peak memory. Do not edit.
+ *
+ * For sizes from 16 MiB up to --max, runs your three ways and a plain malloc + fill, and reports for each
+ * the time (fill included), the rise of peak resident memory as a multiple of the buffer, the time to
+ * release, the copy rate to the GPU from the result, and from your lab_breakeven how many transfers it
+ * takes before the pinning has paid for itself against pageable copies:
+ *     make run LAB=06 ARGS="--csv pin.csv"
+ * CSV rows: method,bytes,ms,peak_x,release_ms,h2d_gbps,breakeven.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buffers.h"
+#include "common/check.h"
+#include "common/cli.h"
+#include "common/csv.h"
+#include "common/gpu.h"
+#include "common/memacct.h"
+#include "common/sizes.h"
+#include "common/stats.h"
+#include "common/timing.h"
+#include "labs/06-pinning/lab.h"
+
+static const char *prog = "06-pinning-explore";
+
+/* fill - lab_fill_fn: random bytes, a fresh seed each time */
+static void fill(void *buf, size_t bytes, void *ctx)
+{
+    (void)ctx;
+    xl_fill_random(buf, bytes, xl_fresh_seed());
+}
+
+/* malloc_fill - the baseline: ordinary memory, filled (as lab_pinned, method 0) */
+static int malloc_fill(size_t bytes, lab_fill_fn f, void *ctx, lab_pinned *out)
+{
+    void *p = malloc(bytes);
+    if (!p)
+        return -1;
+    f(p, bytes, ctx);
+    *out = (lab_pinned){p, bytes, (lab_method)0, p, bytes};
+    return 0;
+}
+
+/* One way and its figures at one size. */
+typedef struct {
+    const char *name;
+    int (*pin)(size_t, lab_fill_fn, void *, lab_pinned *);
+} way;
+
+/* h2d_gbps - median rate of 3 copies from host to dev after a warm-up */
+static double h2d_gbps(void *dev, const void *host, size_t bytes)
+{
+    xl_timing t;
+    xl_copy_job c = {dev, host, bytes, cudaMemcpyHostToDevice};
+    xl_time_gpu(xl_memcpy_work, &c, 0, 1, 3, &t);
+    return xl_gbps(bytes, t.median_ms);
+}
+
+int main(int argc, char **argv)
+{
+    size_t max_bytes = (size_t)1 << 30;
+    int reps = 1;
+    const char *csv = NULL;
+    const xl_opt opts[] = {
+        {"max", XL_OPT_SIZE, &max_bytes, 16 << 20, (long long)4 << 30, "largest buffer, 16M to 4G (default 1G)"},
+        {"reps", XL_OPT_INT, &reps, 1, 10, "runs of each way per size; the fastest is kept, 1 to 10 (default 1)"},
+        {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the figures as CSV"}};
+    int rc = xl_cli_parse(prog, "Your three ways to pinned data: time, peak memory, copy rate, break-even.\n"
+                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB)",
+                          opts, 3, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    xl_gpu_info g;
+    xl_gpu_require(prog, &g);
+    if (max_bytes > g.total_mem_bytes / 2)
+        xl_fail("--max is more than half of the GPU's memory");
+    static const way ways[] = {{"malloc + fill", malloc_fill},
+                               {"(a) at alloc", lab_pin_at_alloc},
+                               {"(b) by copy", lab_pin_by_copy},
+                               {"(c) in place", lab_pin_in_place}};
+    char err[256];
+    xl_csv *out = NULL;
+    if (csv && !(out = xl_csv_open(csv, "method,bytes,ms,peak_x,release_ms,h2d_gbps,breakeven", err, sizeof err)))
+        xl_fail("%s", err);
+    void *dev;
+    XL_CHECK(cudaMalloc(&dev, max_bytes));
+    printf("lab 06 on %s: each way's time includes the fill; peak = rise of peak resident memory / buffer\n", g.name);
+    printf("%-9s %-14s %10s %7s %11s %10s %s\n", "size", "way", "time", "peak", "release", "copy in",
+           "break-even (transfers)");
+    for (size_t bytes = (size_t)16 << 20; bytes <= max_bytes; bytes *= 4) {
+        double base_ms = 0, pageable_gbps = 0;
+        for (int w = 0; w < 4; w++) {
+            double best = 1e30, peak = 0, rel_ms = 0, gbps = 0;
+            for (int r = 0; r < reps; r++) {
+                lab_pinned b;
+                xl_mem before, after;
+                XL_CHECK(cudaDeviceSynchronize());
+                if (xl_mem_reset_peak() != 0 || xl_mem_read(&before) != 0)
+                    xl_fail("cannot read or reset this process's memory figures (/proc/self)");
+                double t0 = xl_now_ms();
+                if (ways[w].pin(bytes, fill, NULL, &b) != 0)
+                    xl_fail("%s of %zu bytes failed (see its message above)", ways[w].name, bytes);
+                double ms = xl_now_ms() - t0;
+                xl_mem_read(&after);
+                if (ms < best) {
+                    best = ms;
+                    peak = (after.hwm_kib - before.rss_kib) * 1024.0 / (double)bytes;
+                }
+                gbps = h2d_gbps(dev, b.data, bytes);
+                t0 = xl_now_ms();
+                if (w == 0)
+                    free(b.base);
+                else
+                    lab_unpin(&b);
+                rel_ms = xl_now_ms() - t0;
+            }
+            if (w == 0)
+                base_ms = best, pageable_gbps = gbps;
+            long be = w ? lab_breakeven(best - base_ms, bytes, gbps, pageable_gbps) : 0;
+            char sz[32];
+            printf("%-9s %-14s %7.1f ms %6.2fx %8.1f ms %5.1f GB/s %ld\n", xl_format_size(bytes, sz, sizeof sz),
+                   ways[w].name, best, peak, rel_ms, gbps, be);
+            if (out)
+                xl_csv_row(out, "%s,%zu,%.3f,%.3f,%.3f,%.2f,%ld", ways[w].name, bytes, best, peak, rel_ms, gbps, be);
+        }
+    }
+    printf("break-even: transfers of the whole buffer until the pinning's extra time (over malloc + fill) is won "
+           "back against pageable copies (lab_breakeven)\n");
+    XL_CHECK(cudaFree(dev));
+    if (out) {
+        if (xl_csv_close(out, err, sizeof err) != 0)
+            xl_fail("%s", err);
+        xl_append_run_info(csv, &g, prog, reps);
+        printf("wrote %s\n", csv);
+    }
+    return 0;
+}
