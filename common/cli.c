@@ -28,11 +28,15 @@ static void usage(const char *prog, const char *about, const xl_opt *opts, int n
     for (int k = 0; k < n; k++)
         printf(" [--%s %s]", opts[k].name, metavar(&opts[k]));
     printf("\n%s\n", about);
+    int sizes = 0;
     for (int k = 0; k < n; k++) {
         char left[64];
         snprintf(left, sizeof left, "--%s %s", opts[k].name, metavar(&opts[k]));
         printf("  %-17s %s\n", left, opts[k].help);
+        sizes |= opts[k].kind == XL_OPT_SIZE;
     }
+    if (sizes)
+        printf("SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G\n");
 }
 
 /* set - parses value into opts[k]; 0, or 2 after one line */
@@ -102,4 +106,11 @@ int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n,
             return rc;
     }
     return 0;
+}
+
+void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv)
+{
+    int rc = xl_cli_parse(prog, about, opts, n, argc, argv);
+    if (rc)
+        exit(rc == 1 ? 0 : rc);
 }

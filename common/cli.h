@@ -30,9 +30,13 @@ typedef struct {
 } xl_opt;
 
 /* xl_cli_parse - parses argv against the n options. Returns 0 to go on; 1 after printing the usage
- * (about, then one line per option) for --help; 2 after printing one line to stderr for an unknown
+ * (about, then one line per option, and what a SIZE is when an option takes one) for --help; 2 after printing one line to stderr for an unknown
  * option, a missing or bad value, or a stray argument. */
 int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
+
+/* xl_cli_or_exit - xl_cli_parse for a program's main: returns only when the program should go on; exits 0
+ * after the usage for --help, 2 after the one line for bad input */
+void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -47,5 +47,6 @@ Test(cli, help_prints_usage_and_returns_1, .init = cr_redirect_stdout)
     cr_assert(parse((const char *[]){"--help", NULL}) == 1);
     fflush(stdout);
     cr_assert_stdout_eq_str("usage: prog [--reps N] [--max SIZE] [--csv FILE]\nabout\n"
-                            "  --reps N          runs\n  --max SIZE        largest\n  --csv FILE        output\n");
+                            "  --reps N          runs\n  --max SIZE        largest\n  --csv FILE        output\n"
+                            "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G\n");
 }

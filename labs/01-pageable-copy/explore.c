@@ -39,11 +39,7 @@ int main(int argc, char **argv)
          "largest copy, at most 4G (default 256M); sizes double from --min"},
         {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
-    int rc = xl_cli_parse(prog, "Your pageable copies against the kit's, over a sweep of sizes.\n"
-                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G",
-                          opts, 4, argc, argv);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    xl_cli_or_exit(prog, "Your pageable copies against the kit's, over a sweep of sizes.", opts, 4, argc, argv);
     if (min_bytes > max_bytes)
         die("--min is larger than --max");
 

@@ -151,11 +151,8 @@ int main(int argc, char **argv)
         {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per point after one warm-up, 1 to 100 (default 5)"},
         {"csv", XL_OPT_TEXT, &csv_path, 0, 0,
          "also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)"}};
-    int rc = xl_cli_parse(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.\n"
-                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G",
-                          opts, 5, argc, argv);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    xl_cli_or_exit(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.", opts, 5,
+                   argc, argv);
     if (min_b > max_b)
         die("--min is larger than --max");
 

@@ -174,10 +174,8 @@ int main(int argc, char **argv)
     const xl_opt opts[] = {{"reps", XL_OPT_INT, &reps, 1, 100, "fetches of each kind, 1 to 100 (default 20)"},
                            {"csv", XL_OPT_TEXT, &csv, 0, 0,
                             "write a timeline of one fetch of each kind (run,lane,what,start_ms,end_ms)"}};
-    int rc = xl_cli_parse(prog, "The race made visible: the bug, your lab_fetch and lab_send, against a slowed GPU.",
-                          opts, 2, argc, argv);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    xl_cli_or_exit(prog, "The race made visible: the bug, your lab_fetch and lab_send, against a slowed GPU.", opts, 2,
+                   argc, argv);
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
 

@@ -161,10 +161,8 @@ int main(int argc, char **argv)
         {"batches", XL_OPT_INT, &batches, 2, 64, "batches per run, 2 to 64 (default 16)"},
         {"reps", XL_OPT_INT, &reps, 1, 50, "timed runs of each version after one warm-up, 1 to 50 (default 5)"},
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the figures and a timeline of both versions as CSV"}};
-    int rc = xl_cli_parse(prog, "Your lab_pipe at depths 1 to 3 against the sequential baseline and the ideal.", opts,
-                          3, argc, argv);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    xl_cli_or_exit(prog, "Your lab_pipe at depths 1 to 3 against the sequential baseline and the ideal.", opts, 3, argc,
+                   argv);
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
 

@@ -157,11 +157,8 @@ int main(int argc, char **argv)
         {"total", XL_OPT_SIZE, &total, 32 << 20, (long long)1 << 30, "the array, 32M to 1G (default 256M) each way"},
         {"reps", XL_OPT_INT, &reps, 1, 30, "timed runs per point after one warm-up, 1 to 30 (default 5)"},
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweeps and a timeline as CSV"}};
-    int rc = xl_cli_parse(prog, "Your pipeline over 1 to 16 streams and over chunk sizes, against the ideal.\n"
-                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB)",
-                          opts, 3, argc, argv);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    xl_cli_or_exit(prog, "Your pipeline over 1 to 16 streams and over chunk sizes, against the ideal.", opts, 3, argc,
+                   argv);
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
     ex e = {.items = total / sizeof(uint32_t), .reps = reps};

@@ -66,11 +66,8 @@ int main(int argc, char **argv)
         {"max", XL_OPT_SIZE, &max_bytes, 16 << 20, (long long)4 << 30, "largest buffer, 16M to 4G (default 1G)"},
         {"reps", XL_OPT_INT, &reps, 1, 10, "runs of each way per size; the fastest is kept, 1 to 10 (default 1)"},
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the figures as CSV"}};
-    int rc = xl_cli_parse(prog, "Your three ways to pinned data: time, peak memory, copy rate, break-even.\n"
-                                "SIZE: bytes, or with K, M, G (KiB, MiB, GiB)",
-                          opts, 3, argc, argv);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    xl_cli_or_exit(prog, "Your three ways to pinned data: time, peak memory, copy rate, break-even.", opts, 3, argc,
+                   argv);
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
     if (max_bytes > g.total_mem_bytes / 2)
