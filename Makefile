@@ -123,7 +123,7 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope help clean
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -167,6 +167,12 @@ doctor:
 bundle:
 	@common/scripts/bundle.sh $(CRIT_BUNDLE)
 
+# make gradescope LAB=NN: the autograder zip for Gradescope (no solutions, no mutants)
+gradescope:
+	@$(if $(LAB),,echo "make gradescope: say which lab, e.g. make gradescope LAB=01 (labs: $(LABS))"; exit 2;) \
+	 $(if $(call lab_of,$(LAB)),,echo "make gradescope: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
+	 grader/scripts/gradescope.sh $(call lab_of,$(LAB)) $(B)/gradescope/$(call lab_of,$(LAB))-autograder.zip
+
 help:
 	@echo "xferlab - graded CUDA labs on moving data between host and GPU"
 	@echo "  make              build everything (installs missing packages when it can)"
@@ -177,6 +183,7 @@ help:
 	@echo "  make plots        every chart into build/plots/ (SVG and PNG)"
 	@echo "  make doctor       check nvcc, driver, GPU, Criterion, gnuplot; print the fixes"
 	@echo "  make bundle       pack the Criterion runtime for a GPU host without packages"
+	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 

@@ -161,6 +161,44 @@ for ex in $B/bin/*-explore; do
     if "$ex" --help | grep -q -- '--csv'; then ok "$name --help"; else bad "$name --help"; fi
 done
 
+echo "-- Gradescope: the autograder zip, run against a fake /autograder tree (no GPU)"
+gs=$(mktemp -d /tmp/xferlab-gs.XXXXXX)
+gslab=$(basename labs/01-*) # a lab with tests that need no GPU
+if make -s gradescope LAB="${gslab%%-*}" >"$LOG/gradescope.log" 2>&1 && mkdir -p "$gs/source" &&
+    (cd "$gs/source" && python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); z.extractall(); [__import__("os").chmod(i.filename, i.external_attr >> 16) for i in z.infolist() if i.external_attr >> 16]' "$OLDPWD/$B/gradescope/$gslab-autograder.zip"); then
+    if [ -x "$gs/source/run_autograder" ] && [ -f "$gs/source/setup.sh" ] && ! find "$gs/source" -path '*solutions*' -o -path '*mutants*' | grep -q .; then
+        ok "gradescope: the zip has setup.sh and run_autograder at the top, no solutions and no mutants"
+    else bad "gradescope: the zip's layout is wrong (log: $LOG/gradescope.log)"; fi
+    bash -n "$gs/source/setup.sh" && XL_SETUP_DRY=1 bash "$gs/source/setup.sh" | grep -q 'libcriterion-dev' &&
+        ok "gradescope: setup.sh installs from Ubuntu's packages" || bad "gradescope: setup.sh"
+    # submit SUBMISSION_FILE_OR_EMPTY NAME - runs run_autograder on it; results in $LOG/gradescope-NAME.json
+    submit() {
+        rm -rf "$gs/submission" "$gs/results" && mkdir -p "$gs/submission/labs/$gslab"
+        [ -z "$1" ] || cp "$1" "$gs/submission/labs/$gslab/lab.cu"
+        XL_NO_GPU=1 XL_AUTOGRADER="$gs" bash "$gs/source/run_autograder" >"$LOG/gradescope-$2.log" 2>&1
+        cp "$gs/results/results.json" "$LOG/gradescope-$2.json" 2>/dev/null
+    }
+    # gs_check NAME PY_CONDITION WHAT - results.json of NAME satisfies the condition on d
+    gs_check() {
+        if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$LOG/gradescope-$1.json" 2>/dev/null
+        then ok "gradescope: $3"; else bad "gradescope: $3 (log: $LOG/gradescope-$1.log)"; fi
+    }
+    cpu_pts=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$LOG/$gslab-solution-1/points.tsv" 2>/dev/null)
+    submit "solutions/$gslab/lab.cu" solution
+    gs_check solution "d['score'] == ${cpu_pts:-0} and len(d['tests']) > 1 and any('SKIPPED' in t['output'] or 'no CUDA GPU' in t['output'] for t in d['tests'])" \
+        "the reference scores its ${cpu_pts:-0} CPU points; GPU tests say they were skipped"
+    submit "labs/$gslab/lab.cu" skeleton
+    gs_check skeleton "d['score'] == 0 and len(d['tests']) > 1" "the skeleton scores 0"
+    printf 'this is not C\n' >"$gs/broken.cu"
+    submit "$gs/broken.cu" broken
+    gs_check broken "d['score'] == 0 and 'does not compile' in d['output']" "a submission that does not compile gets 0 and the compiler's words"
+    submit "" empty
+    gs_check empty "d['score'] == 0 and 'No lab.cu' in d['output']" "an empty submission gets 0 and what to upload"
+else
+    bad "gradescope: make gradescope failed (log: $LOG/gradescope.log)"
+fi
+rm -rf "$gs"
+
 echo "-- charts from the committed reference data"
 if command -v gnuplot >/dev/null 2>&1; then
     if XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT=$LOG/plots grader/scripts/plots.sh >"$LOG/plots.log" 2>&1; then
