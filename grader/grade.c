@@ -325,22 +325,29 @@ static void remove_tokens(const char *dir)
     rmdir(dir);
 }
 
-/* print_points_table - the lab's tests and points as a Markdown table, for the handout */
+/* print_points_table - the lab's visible tests and points as a Markdown table, for the handout (the points of
+ * tests students do not see are added up in one line) */
 static void print_points_table(struct criterion_test_set *tests)
 {
-    int total = 0;
+    int total = 0, unseen = 0;
     printf("| test | points | needs a GPU | what it checks |\n|---|---:|:---:|---|\n");
     FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
         FOREACH_SET(struct criterion_test *t, s->tests) {
             const xl_test_meta *m = t->data ? (const xl_test_meta *)t->data->data : NULL;
             if (!m)
                 continue;
+            if (m->visibility && strcmp(m->visibility, "visible") != 0) {
+                unseen += m->points;
+                continue;
+            }
             printf("| `%s.%s` | %d | %s | %s |\n", t->category, t->name, m->points, m->needs_gpu ? "yes" : "no",
                    t->data->description ? t->data->description : "");
             total += m->points;
         }
     }
-    printf("| **total** | **%d** | | |\n", total);
+    if (unseen)
+        printf("| tests shown after grading | %d | | |\n", unseen);
+    printf("| **total** | **%d** | | |\n", total + unseen);
 }
 
 int main(int argc, char *argv[])

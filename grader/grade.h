@@ -32,10 +32,15 @@ typedef struct {
 
 /* XL_TEST - a graded test worth pts points, with a one-line description and a timeout (s).
  * Write the body in braces after it, as with Criterion's Test. */
-#define XL_TEST(suite, name, pts, gpu, desc, timeout_s)                                      \
+#define XL_TEST(suite, name, pts, gpu, desc, timeout_s) XL_TEST_SHOWN(suite, name, pts, gpu, "visible", desc, timeout_s)
+
+/* XL_TEST_SHOWN - XL_TEST with Gradescope's visibility: "visible", "hidden" (instructors only) or
+ * "after_due_date". Instructors' hidden tests live in grader/hidden/NN-slug.c, which the Makefile links into
+ * that lab's graders; the handout's points table lists visible tests only. */
+#define XL_TEST_SHOWN(suite, name, pts, gpu, vis, desc, timeout_s)                           \
     static void xl_body_##suite##_##name(void);                                              \
     Test(suite, name, .description = desc, .timeout = timeout_s,                             \
-         .data = &(xl_test_meta){pts, gpu, "visible"})                                      \
+         .data = &(xl_test_meta){pts, gpu, vis})                                            \
     {                                                                                        \
         xl_test_begin(gpu);                                                                  \
         xl_body_##suite##_##name();                                                          \

@@ -59,3 +59,8 @@ XL_TEST(model, needs_gpu, 5, XL_GPU, "a GPU test without a GPU is skipped with a
 {
     cr_assert(1);
 }
+
+XL_TEST_SHOWN(model, hidden, 1, XL_CPU, "hidden", "a hidden test counts, marked hidden for Gradescope", 5)
+{
+    cr_assert(1 + 1 == 2);
+}

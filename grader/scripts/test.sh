@@ -66,17 +66,20 @@ if XL_NO_GPU=1 grade $B/bin/grade-selftest selftest; then
     expect model.hangs 0 failed "a hang is stopped and earns nothing"
     expect model.cuda_error 0 failed "a failed CUDA check fails the test"
     expect model.needs_gpu 0 skipped "a GPU test without a GPU is skipped"
+    expect model.hidden 1 passed "a hidden test counts like any other"
+    if XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q 'model.hidden'; then bad "grading model: the points table lists a hidden test"
+    else ok "grading model: the points table leaves hidden tests out (one line adds up their points)"; fi
     json=$LOG/selftest/results.json
     for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' \
         'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result'; do
         if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
     done
     if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==3 and d["max_score"]==23 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"])' "$json"; then
-            ok "grading model: results.json is valid Gradescope JSON (score 3 of 23)"
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==4 and d["max_score"]==24 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 4 of 24; the hidden test marked hidden)"
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
-    if grep -q '^lab 00 grading-model: 3/23 ' "$LOG/selftest.log"; then ok "grading model: total line"; else bad "grading model: total line missing"; fi
+    if grep -q '^lab 00 grading-model: 4/24 ' "$LOG/selftest.log"; then ok "grading model: total line"; else bad "grading model: total line missing"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
