@@ -110,6 +110,7 @@ int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n,
 
 void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a log then shows the table and the errors in the order they happened */
     int rc = xl_cli_parse(prog, about, opts, n, argc, argv);
     if (rc)
         exit(rc == 1 ? 0 : rc);

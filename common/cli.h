@@ -35,7 +35,7 @@ typedef struct {
 int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
 
 /* xl_cli_or_exit - xl_cli_parse for a program's main: returns only when the program should go on; exits 0
- * after the usage for --help, 2 after the one line for bad input */
+ * after the usage for --help, 2 after the one line for bad input. Makes stdout line-buffered. */
 void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
 
 #ifdef __cplusplus
