@@ -115,3 +115,8 @@ void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int
     if (rc)
         exit(rc == 1 ? 0 : rc);
 }
+
+void xl_cli_die(const char *prog, const char *msg)
+{
+    exit(bad(prog, msg));
+}

@@ -38,6 +38,9 @@ int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n,
  * after the usage for --help, 2 after the one line for bad input. Makes stdout line-buffered. */
 void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
 
+/* xl_cli_die - for a bad combination of options found after parsing: "prog: msg (try --help)", exit 2 */
+void xl_cli_die(const char *prog, const char *msg) __attribute__((noreturn));
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,13 +20,6 @@
 
 static const char *prog = "01-pageable-copy-explore";
 
-/* usage - prints how to call the explorer */
-static void die(const char *msg)
-{
-    fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
-    exit(2);
-}
-
 int main(int argc, char **argv)
 {
     size_t min_bytes = 4 << 10, max_bytes = 256 << 20;
@@ -41,12 +34,12 @@ int main(int argc, char **argv)
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
     xl_cli_or_exit(prog, "Your pageable copies against the kit's, over a sweep of sizes.", opts, 4, argc, argv);
     if (min_bytes > max_bytes)
-        die("--min is larger than --max");
+        xl_cli_die(prog, "--min is larger than --max");
 
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
     if (max_bytes > g.total_mem_bytes / 2)
-        die("--max is more than half of the GPU's memory");
+        xl_cli_die(prog, "--max is more than half of the GPU's memory");
 
     lab_point h2d[MAX_POINTS], d2h[MAX_POINTS];
     XL_RANGE_PUSH("lab 01: H2D sweep");

@@ -27,13 +27,6 @@
 
 static const char *prog = "02-pinned-copy-explore";
 
-/* usage - prints how to call the explorer */
-static void die(const char *msg)
-{
-    fprintf(stderr, "%s: %s (try --help)\n", prog, msg);
-    exit(2);
-}
-
 /* One pinned copy by the student's code, as a work function. */
 typedef struct {
     void *dst;
@@ -154,12 +147,12 @@ int main(int argc, char **argv)
     xl_cli_or_exit(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.", opts, 5,
                    argc, argv);
     if (min_b > max_b)
-        die("--min is larger than --max");
+        xl_cli_die(prog, "--min is larger than --max");
 
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
     if (max_b > g.total_mem_bytes / 2 || (size_t)LOOP_N * LOOP_BYTES > g.total_mem_bytes / 2)
-        die("this GPU has too little memory for these sizes");
+        xl_cli_die(prog, "this GPU has too little memory for these sizes");
     xl_csv *csv = NULL;
     if (csv_path && !(csv = xl_csv_open(csv_path, "kind,label,bytes,median_ms,min_ms,max_ms,gbps", err, sizeof err))) {
         fprintf(stderr, "%s: %s\n", prog, err);

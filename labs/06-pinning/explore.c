@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     xl_gpu_info g;
     xl_gpu_require(prog, &g);
     if (max_bytes > g.total_mem_bytes / 2)
-        xl_fail("--max is more than half of the GPU's memory");
+        xl_cli_die(prog, "--max is more than half of the GPU's memory");
     static const way ways[] = {{"malloc + fill", malloc_fill},
                                {"(a) at alloc", lab_pin_at_alloc},
                                {"(b) by copy", lab_pin_by_copy},
