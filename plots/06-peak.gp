@@ -12,7 +12,7 @@ set datafile missing NaN
 stats data using 2 nooutput
 big = STATS_max
 set title noenhanced sprintf("Peak resident memory per way, %.0f MiB buffer (%s)", big / 1048576.0, machine)
-set ylabel "rise of peak resident memory (x the buffer)"
+set ylabel "rise of peak resident memory (x the buffer, median)"
 set yrange [0:2.6]
 set xrange [-0.6:3.6]
 set xtics nomirror noenhanced ("malloc + fill" 0, "(a) pinned at alloc" 1, "(b) pinned by copy" 2, "(c) pinned in place" 3)
@@ -24,5 +24,5 @@ set boxwidth 0.6
 way(m) = m eq "malloc + fill" ? 0 : (m eq "(a) at alloc" ? 1 : (m eq "(b) by copy" ? 2 : (m eq "(c) in place" ? 3 : NaN)))
 plot 1 with lines lw 1.5 dt 2 lc rgb "#000000" title "one buffer", \
      2 with lines lw 1.5 dt 3 lc rgb "#7f7f7f" title "two buffers", \
-     data using (way(strcol(1))):($2 == big ? $4 : NaN) with boxes lc rgb "#3182bd" title "measured", \
-     data using (way(strcol(1))):($2 == big ? $4 : NaN):(sprintf("%.2fx", $4)) with labels offset 0,0.8 notitle
+     data using (way(strcol(1))):($2 == big ? $6 : NaN) with boxes lc rgb "#3182bd" title "measured", \
+     data using (way(strcol(1))):($2 == big ? $6 : NaN):(sprintf("%.2fx", $6)) with labels offset 0,0.8 notitle

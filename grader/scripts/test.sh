@@ -172,6 +172,8 @@ if make -s gradescope LAB="${gslab%%-*}" >"$LOG/gradescope.log" 2>&1 && mkdir -p
     if [ -x "$gs/source/run_autograder" ] && [ -f "$gs/source/setup.sh" ] && ! find "$gs/source" -path '*solutions*' -o -path '*mutants*' | grep -q .; then
         ok "gradescope: the zip has setup.sh and run_autograder at the top, no solutions and no mutants"
     else bad "gradescope: the zip's layout is wrong (log: $LOG/gradescope.log)"; fi
+    # where Criterion is not installed (a GPU host without packages), the kit's bundle stands in for setup.sh's apt-get
+    pkg-config --exists criterion 2>/dev/null || { [ ! -d "$B/criterion" ] || { mkdir -p "$gs/source/build" && cp -a "$B/criterion" "$gs/source/build/"; }; }
     bash -n "$gs/source/setup.sh" && XL_SETUP_DRY=1 bash "$gs/source/setup.sh" | grep -q 'libcriterion-dev' &&
         ok "gradescope: setup.sh installs from Ubuntu's packages" || bad "gradescope: setup.sh"
     # submit SUBMISSION_FILE_OR_EMPTY NAME - runs run_autograder on it; results in $LOG/gradescope-NAME.json
@@ -186,7 +188,9 @@ if make -s gradescope LAB="${gslab%%-*}" >"$LOG/gradescope.log" 2>&1 && mkdir -p
         if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$LOG/gradescope-$1.json" 2>/dev/null
         then ok "gradescope: $3"; else bad "gradescope: $3 (log: $LOG/gradescope-$1.log)"; fi
     }
-    cpu_pts=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$LOG/$gslab-solution-1/points.tsv" 2>/dev/null)
+    # the reference's CPU points, from its own grader with the GPU hidden (also where XL_TEST_LABS left lab 01 out)
+    XL_NO_GPU=1 grade "$B/bin/$gslab-grade-solution" gradescope-cpu-points
+    cpu_pts=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$LOG/gradescope-cpu-points/points.tsv" 2>/dev/null)
     submit "solutions/$gslab/lab.cu" solution
     gs_check solution "d['score'] == ${cpu_pts:-0} and len(d['tests']) > 1 and any('SKIPPED' in t['output'] or 'no CUDA GPU' in t['output'] for t in d['tests'])" \
         "the reference scores its ${cpu_pts:-0} CPU points; GPU tests say they were skipped"

@@ -1,11 +1,12 @@
 /* explore.c - lab 06's explorer: what each way to pinned data costs, in time and in peak memory. Do not edit.
  *
  * For sizes from 16 MiB up to --max, runs your three ways and a plain malloc + fill, and reports for each
- * the time (fill included), the rise of peak resident memory as a multiple of the buffer, the time to
- * release, the copy rate to the GPU from the result, and from your lab_breakeven how many transfers it
- * takes before the pinning has paid for itself against pageable copies:
+ * the time (fill included; median and spread of --reps runs after one warm-up run of each), the rise of peak
+ * resident memory as a multiple of the buffer, the time to release, the copy rate to the GPU from the result,
+ * and from your lab_breakeven how many transfers it takes before the pinning has paid for itself against
+ * pageable copies:
  *     make run LAB=06 ARGS="--csv pin.csv"
- * CSV rows: method,bytes,ms,peak_x,release_ms,h2d_gbps,breakeven.
+ * CSV rows: method,bytes,ms,min_ms,max_ms,peak_x,release_ms,h2d_gbps,breakeven (medians but min_ms, max_ms).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +43,19 @@ static int malloc_fill(size_t bytes, lab_fill_fn f, void *ctx, lab_pinned *out)
     return 0;
 }
 
-/* One way and its figures at one size. */
+/* One way to ready data. */
 typedef struct {
     const char *name;
     int (*pin)(size_t, lab_fill_fn, void *, lab_pinned *);
 } way;
+
+/* One way's figures at one size: medians over the runs, and the spread of its time. */
+typedef struct {
+    xl_timing t;  /* the time to make the data (fill included) */
+    double peak;  /* rise of peak resident memory / buffer, median */
+    double rel_ms; /* the release, median */
+    double gbps;  /* copy rate to the GPU from the result, median */
+} way_figures;
 
 /* h2d_gbps - median rate of 3 copies from host to dev after a warm-up */
 static double h2d_gbps(void *dev, const void *host, size_t bytes)
@@ -57,14 +66,51 @@ static double h2d_gbps(void *dev, const void *host, size_t bytes)
     return xl_gbps(bytes, t.median_ms);
 }
 
+/* release - frees what w made (the baseline's malloc, or your lab_unpin) */
+static void release(int w, lab_pinned *b)
+{
+    if (w == 0)
+        free(b->base);
+    else
+        lab_unpin(b);
+}
+
+/* measure_way - runs ways[w] reps times on bytes (1 <= reps <= 10) into f; dev holds bytes; exits on failure */
+static void measure_way(const way *ways, int w, size_t bytes, int reps, void *dev, way_figures *f)
+{
+    double ms[10], peak[10], rel[10], gbps[10];
+    for (int r = 0; r < reps; r++) {
+        lab_pinned b;
+        xl_mem before, after;
+        XL_CHECK(cudaDeviceSynchronize());
+        if (xl_mem_reset_peak() != 0 || xl_mem_read(&before) != 0)
+            xl_fail("cannot read or reset this process's memory figures (/proc/self)");
+        double t0 = xl_now_ms();
+        if (ways[w].pin(bytes, fill, NULL, &b) != 0)
+            xl_fail("%s of %zu bytes failed (see its message above)", ways[w].name, bytes);
+        ms[r] = xl_now_ms() - t0;
+        if (xl_mem_read(&after) != 0)
+            xl_fail("cannot read this process's memory figures (/proc/self)");
+        peak[r] = (after.hwm_kib - before.rss_kib) * 1024.0 / (double)bytes;
+        gbps[r] = h2d_gbps(dev, b.data, bytes);
+        t0 = xl_now_ms();
+        release(w, &b);
+        rel[r] = xl_now_ms() - t0;
+    }
+    xl_summarize(ms, reps, &f->t);
+    f->peak = xl_median(peak, reps);
+    f->rel_ms = xl_median(rel, reps);
+    f->gbps = xl_median(gbps, reps);
+}
+
 int main(int argc, char **argv)
 {
     size_t max_bytes = (size_t)1 << 30;
-    int reps = 1;
+    int reps = 3;
     const char *csv = NULL;
     const xl_opt opts[] = {
         {"max", XL_OPT_SIZE, &max_bytes, 16 << 20, (long long)4 << 30, "largest buffer, 16M to 4G (default 1G)"},
-        {"reps", XL_OPT_INT, &reps, 1, 10, "runs of each way per size; the fastest is kept, 1 to 10 (default 1)"},
+        {"reps", XL_OPT_INT, &reps, 1, 10, "runs of each way per size (medians shown), 1 to 10 (default 3)"},
         {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the figures as CSV"}};
     xl_cli_or_exit(prog, "Your three ways to pinned data: time, peak memory, copy rate, break-even.", opts, 3, argc,
                    argv);
@@ -78,52 +124,47 @@ int main(int argc, char **argv)
                                {"(c) in place", lab_pin_in_place}};
     char err[256];
     xl_csv *out = NULL;
-    if (csv && !(out = xl_csv_open(csv, "method,bytes,ms,peak_x,release_ms,h2d_gbps,breakeven", err, sizeof err)))
+    if (csv && !(out = xl_csv_open(csv, "method,bytes,ms,min_ms,max_ms,peak_x,release_ms,h2d_gbps,breakeven", err, sizeof err)))
         xl_fail("%s", err);
     void *dev;
     XL_CHECK(cudaMalloc(&dev, max_bytes));
-    printf("lab 06 on %s: each way's time includes the fill; peak = rise of peak resident memory / buffer\n", g.name);
-    printf("%-9s %-14s %10s %7s %11s %10s %s\n", "size", "way", "time", "peak", "release", "copy in",
-           "break-even (transfers)");
+    printf("lab 06 on %s: each way's time includes the fill; peak = rise of peak resident memory / buffer; "
+           "medians of %d runs\n", g.name, reps);
+    printf("%-9s %-14s %10s %13s %7s %11s %10s %s\n", "size", "way", "time", "spread (ms)", "peak", "release",
+           "copy in", "break-even (transfers)");
+    for (int w = 0; w < 4; w++) { /* warm-up: each way once, untimed (first-touch costs of the CUDA calls) */
+        way_figures f;
+        measure_way(ways, w, (size_t)16 << 20, 1, dev, &f);
+    }
+    way_figures last[4]; /* the largest size's figures, for the summary */
+    size_t last_bytes = 0;
     for (size_t bytes = (size_t)16 << 20; bytes <= max_bytes; bytes *= 4) {
-        double base_ms = 0, pageable_gbps = 0;
+        way_figures base;
+        last_bytes = bytes;
         for (int w = 0; w < 4; w++) {
-            double best = 1e30, peak = 0, rel_ms = 0, gbps = 0;
-            for (int r = 0; r < reps; r++) {
-                lab_pinned b;
-                xl_mem before, after;
-                XL_CHECK(cudaDeviceSynchronize());
-                if (xl_mem_reset_peak() != 0 || xl_mem_read(&before) != 0)
-                    xl_fail("cannot read or reset this process's memory figures (/proc/self)");
-                double t0 = xl_now_ms();
-                if (ways[w].pin(bytes, fill, NULL, &b) != 0)
-                    xl_fail("%s of %zu bytes failed (see its message above)", ways[w].name, bytes);
-                double ms = xl_now_ms() - t0;
-                xl_mem_read(&after);
-                if (ms < best) {
-                    best = ms;
-                    peak = (after.hwm_kib - before.rss_kib) * 1024.0 / (double)bytes;
-                }
-                gbps = h2d_gbps(dev, b.data, bytes);
-                t0 = xl_now_ms();
-                if (w == 0)
-                    free(b.base);
-                else
-                    lab_unpin(&b);
-                rel_ms = xl_now_ms() - t0;
-            }
+            way_figures f;
+            measure_way(ways, w, bytes, reps, dev, &f);
+            last[w] = f;
             if (w == 0)
-                base_ms = best, pageable_gbps = gbps;
-            long be = w ? lab_breakeven(best - base_ms, bytes, gbps, pageable_gbps) : 0;
-            char sz[32];
-            printf("%-9s %-14s %7.1f ms %6.2fx %8.1f ms %5.1f GB/s %ld\n", xl_format_size(bytes, sz, sizeof sz),
-                   ways[w].name, best, peak, rel_ms, gbps, be);
+                base = f;
+            long be = w ? lab_breakeven(f.t.median_ms - base.t.median_ms, bytes, f.gbps, base.gbps) : 0;
+            char sz[32], spread[48];
+            snprintf(spread, sizeof spread, "%.1f-%.1f", f.t.min_ms, f.t.max_ms);
+            printf("%-9s %-14s %7.1f ms %13s %6.2fx %8.1f ms %5.1f GB/s %ld\n", xl_format_size(bytes, sz, sizeof sz),
+                   ways[w].name, f.t.median_ms, spread, f.peak, f.rel_ms, f.gbps, be);
             if (out)
-                xl_csv_row(out, "%s,%zu,%.3f,%.3f,%.3f,%.2f,%ld", ways[w].name, bytes, best, peak, rel_ms, gbps, be);
+                xl_csv_row(out, "%s,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%ld", ways[w].name, bytes, f.t.median_ms,
+                           f.t.min_ms, f.t.max_ms, f.peak, f.rel_ms, f.gbps, be);
         }
     }
     printf("break-even: transfers of the whole buffer until the pinning's extra time (over malloc + fill) is won "
            "back against pageable copies (lab_breakeven)\n");
+    char sz[32];
+    printf("summary: at %s, peak (a) %.2fx, (b) %.2fx, (c) %.2fx the buffer; time over malloc + fill (a) %+.0f ms, "
+           "(b) %+.0f ms, (c) %+.0f ms\n",
+           xl_format_size(last_bytes, sz, sizeof sz), last[1].peak, last[2].peak, last[3].peak,
+           last[1].t.median_ms - last[0].t.median_ms, last[2].t.median_ms - last[0].t.median_ms,
+           last[3].t.median_ms - last[0].t.median_ms);
     XL_CHECK(cudaFree(dev));
     if (out) {
         if (xl_csv_close(out, err, sizeof err) != 0)
