@@ -102,7 +102,8 @@ MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(w
 $(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/grader/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
-LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade $(B)/bin/$(1)-grade-solution $$(MUTANTS_$(1))
+LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-grade $$(MUTANTS_$(1))
+LAB_BINS += $$(if $$(wildcard solutions/$(1)/lab.cu),$(B)/bin/$(1)-explore-solution $(B)/bin/$(1)-grade-solution)
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))
 
@@ -124,7 +125,7 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout help clean
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -138,8 +139,10 @@ deps:
 # make grade [LAB=01] [IMPL=solution|student]
 IMPL ?= student
 LAB_SEL = $(if $(LAB),$(call lab_of,$(LAB)),$(LABS))
+NO_SOLUTIONS := $(if $(filter solution,$(IMPL)),$(if $(wildcard solutions),,yes))
 grade: all
 	@$(if $(LAB_SEL),,echo "make grade: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
+	 $(if $(NO_SOLUTIONS),echo "make grade: IMPL=solution needs the reference solutions; a student tree has none"; exit 2;) \
 	 for l in $(LAB_SEL); do \
 	   bin=$(B)/bin/$$l-grade$(if $(filter solution,$(IMPL)),-solution); \
 	   mkdir -p $(B)/results/$$l-$(IMPL); \
@@ -150,6 +153,7 @@ grade: all
 run: all
 	@$(if $(LAB),,echo "make run: say which lab, e.g. make run LAB=01 (labs: $(LABS))"; exit 2;) \
 	 $(if $(call lab_of,$(LAB)),,echo "make run: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
+	 $(if $(NO_SOLUTIONS),echo "make run: IMPL=solution needs the reference solutions; a student tree has none"; exit 2;) \
 	 $(B)/bin/$(call lab_of,$(LAB))-explore$(if $(filter solution,$(IMPL)),-solution) $(ARGS)
 
 plots: all
@@ -170,9 +174,15 @@ bundle:
 
 # make gradescope LAB=NN: the autograder zip for Gradescope (no solutions, no mutants)
 gradescope:
-	@$(if $(LAB),,echo "make gradescope: say which lab, e.g. make gradescope LAB=01 (labs: $(LABS))"; exit 2;) \
+	@$(if $(wildcard grader/gradescope),,echo "make gradescope: for course staff; a student tree does not have it"; exit 2;) \
+	 $(if $(LAB),,echo "make gradescope: say which lab, e.g. make gradescope LAB=01 (labs: $(LABS))"; exit 2;) \
 	 $(if $(call lab_of,$(LAB)),,echo "make gradescope: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
 	 grader/scripts/gradescope.sh $(call lab_of,$(LAB)) $(B)/gradescope/$(call lab_of,$(LAB))-autograder.zip
+
+# make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
+handout:
+	@$(if $(wildcard solutions),,echo "make handout: this is a student tree already (no solutions/)"; exit 2;) \
+	 grader/scripts/handout.sh $(B)/handout
 
 help:
 	@echo "xferlab - graded CUDA labs on moving data between host and GPU"
@@ -185,6 +195,7 @@ help:
 	@echo "  make doctor       check nvcc, driver, GPU, Criterion, gnuplot; print the fixes"
 	@echo "  make bundle       pack the Criterion runtime for a GPU host without packages"
 	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"
+	@echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 

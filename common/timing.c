@@ -8,27 +8,29 @@
 
 void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, int reps, xl_timing *out)
 {
+    cudaEvent_t ev[2 * 1024]; /* a start and a stop per run, read once all runs are done */
     double samples[1024];
-    cudaEvent_t start, stop;
     if (reps < 1 || reps > 1024 || warmup < 0)
         xl_fail("xl_time_gpu: reps must be 1..1024 and warmup >= 0 (got %d, %d)", reps, warmup);
     XL_RANGE_PUSH("xl_time_gpu");
-    XL_CHECK(cudaEventCreate(&start));
-    XL_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < warmup; i++)
+    for (int i = 0; i < 2 * reps; i++)
+        XL_CHECK(cudaEventCreate(&ev[i]));
+    for (int i = -warmup; i < reps; i++) {
+        XL_CHECK(cudaStreamSynchronize(stream)); /* each run starts on an idle stream, as a single one would */
+        if (i >= 0)
+            XL_CHECK(cudaEventRecord(ev[2 * i], stream));
         work(stream, ctx);
+        if (i >= 0)
+            XL_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+    }
     XL_CHECK(cudaStreamSynchronize(stream));
     for (int i = 0; i < reps; i++) {
         float ms;
-        XL_CHECK(cudaEventRecord(start, stream));
-        work(stream, ctx);
-        XL_CHECK(cudaEventRecord(stop, stream));
-        XL_CHECK(cudaEventSynchronize(stop));
-        XL_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        XL_CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
         samples[i] = ms;
     }
-    XL_CHECK(cudaEventDestroy(start));
-    XL_CHECK(cudaEventDestroy(stop));
+    for (int i = 0; i < 2 * reps; i++)
+        XL_CHECK(cudaEventDestroy(ev[i]));
     XL_RANGE_POP();
     xl_summarize(samples, reps, out);
 }

@@ -17,8 +17,8 @@ extern "C" {
 /* Work to be timed: enqueues (or does) one run of the operation on stream. */
 typedef void (*xl_work_fn)(cudaStream_t stream, void *ctx);
 
-/* xl_time_gpu - runs work warmup times untimed, then reps times, each between two events
- * recorded on stream and waited for; fills out with the median, min and max in ms. reps <= 1024. */
+/* xl_time_gpu - runs work warmup times untimed, then reps times, each on an idle stream between two events
+ * recorded on it (read when all runs are done); fills out with the median, min and max in ms. reps <= 1024. */
 void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, int reps, xl_timing *out);
 
 /* One copy, the kit's reference operation, as a work function's context. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # plots.sh - every chart into build/plots/ as SVG and PNG (make plots). Course staff and students.
 #
-# With a GPU, each lab's reference explorer measures fresh data first (build/data/) and that
+# With a GPU, each lab's reference explorer (in a student tree, yours) measures fresh data first (build/data/) and that
 # is charted beside the committed reference data (refdata/); without one, only the reference
 # data is charted. XL_PLOTS_FROM_REF=1 skips measuring; XL_PLOTS_OUT=DIR writes elsewhere.
 set -u
@@ -24,7 +24,8 @@ for lab in labs/[0-9][0-9]-*/; do
     done
     if [ $fresh = 1 ]; then
         csv=$B/data/$slug-this-gpu.csv
-        if $B/bin/$slug-explore-solution --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1; then sets+=("$csv")
+        ex=$B/bin/$slug-explore-solution; [ -x "$ex" ] || ex=$B/bin/$slug-explore # a student tree: your own
+        if $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1; then sets+=("$csv")
         else echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; fi
     fi
     for gp in plots/$id-*.gp; do

@@ -84,11 +84,13 @@ else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
 
-echo "-- grading the graders${XL_TEST_LABS:+ (labs $XL_TEST_LABS only)}"
+if [ -d solutions ]; then echo "-- grading the graders${XL_TEST_LABS:+ (labs $XL_TEST_LABS only)}"
+else echo "-- grading your labs (a student tree: no reference solutions here)"; fi
 for lab in labs/[0-9][0-9]-*/; do
     slug=$(basename "$lab")
     case " ${XL_TEST_LABS:-${slug%%-*}} " in *" ${slug%%-*} "*) ;; *) continue ;; esac
     runs=3; [ $gpu_rc -eq 0 ] || runs=1
+    [ -d solutions ] || runs=0 # a student tree (make handout): no reference to grade
     for i in $(seq 1 $runs); do
         if ! grade $B/bin/$slug-grade-solution $slug-solution-$i; then bad "$slug: solution run $i gave no results"; continue; fi
         f=$LOG/$slug-solution-$i/points.tsv
@@ -109,12 +111,17 @@ for lab in labs/[0-9][0-9]-*/; do
     if grade $B/bin/$slug-grade $slug-skeleton; then
         f=$LOG/$slug-skeleton/points.tsv
         read -r s m <<<"$(total "$f")"
+        if [ ! -d solutions ]; then
+            ok "$slug: your lab.cu was graded: $s/$m here ('make grade LAB=${slug%%-*}' says what each test found)"
+            continue
+        fi
         cpu_max=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$f")
         if [ "$cpu_max" = 0 ]; then skipped "$slug: the skeleton: every test needs a GPU"
         elif [ "$s" -lt "$cpu_max" ]; then ok "$slug: the skeleton does not pass ($s of the $cpu_max points graded here)"
         else bad "$slug: the skeleton gets $s of $cpu_max graded points"; fi
     else bad "$slug: skeleton gave no results"; fi
     for mut in grader/mutants/$slug/*.cu; do
+        [ -f "$mut" ] || continue
         name=$(basename "$mut" .cu)
         targets=$(sed -n 's/^ \* target: //p' "$mut")
         [ -n "$targets" ] || { bad "$slug mutant $name: no ' * target:' line"; continue; }
@@ -133,10 +140,10 @@ done
 echo "-- handouts: the points table is the grader's"
 for lab in labs/[0-9][0-9]-*/; do
     slug=$(basename "$lab")
-    want=$(XL_POINTS_TABLE=1 $B/bin/$slug-grade-solution)
+    want=$(XL_POINTS_TABLE=1 $B/bin/$slug-grade)
     got=$(sed -n '/<!-- points:begin -->/,/<!-- points:end -->/p' "$lab/README.md" | sed '1d;$d')
     if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "$slug: handout points table matches the grader"
-    else bad "$slug: handout points table differs from the grader's (XL_POINTS_TABLE=1 $B/bin/$slug-grade-solution prints it)"; fi
+    else bad "$slug: handout points table differs from the grader's (XL_POINTS_TABLE=1 $B/bin/$slug-grade prints it)"; fi
 done
 
 echo "-- explorers: bad input gives one line and a non-zero exit"
@@ -165,6 +172,7 @@ for ex in $B/bin/*-explore; do
 done
 
 echo "-- Gradescope: the autograder zip, run against a fake /autograder tree (no GPU)"
+if [ ! -d grader/gradescope ]; then skipped "gradescope: for course staff; a student tree does not have it"; else
 gs=$(mktemp -d /tmp/xferlab-gs.XXXXXX)
 gslab=$(basename labs/01-*) # a lab with tests that need no GPU
 if make -s gradescope LAB="${gslab%%-*}" >"$LOG/gradescope.log" 2>&1 && mkdir -p "$gs/source" &&
@@ -205,6 +213,36 @@ else
     bad "gradescope: make gradescope failed (log: $LOG/gradescope.log)"
 fi
 rm -rf "$gs"
+fi
+
+echo "-- the student tree (make handout): no reference code, and it builds, grades and tests as it is"
+if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; else
+    ht=$B/handout/xferlab
+    if make -s handout >"$LOG/handout.log" 2>&1 && [ -s "$B/handout/xferlab-handout.tar.gz" ]; then
+        if [ ! -e "$ht/solutions" ] && ! find "$ht" -path '*/mutants/*' -o -path '*/hidden/*' -o -path '*/gradescope/*' | grep -q .; then
+            ok "handout: no solutions/, mutants, hidden tests or Gradescope scripts"
+        else bad "handout: staff-only files in $ht"; fi
+        if python3 grader/scripts/leakcheck.py solutions "$ht" >"$LOG/leakcheck.log" 2>&1; then
+            ok "handout: no function body of solutions/ is found in it (grader/scripts/leakcheck.py)"
+        else bad "handout: reference code found in it:"; sed 's/^/        /' "$LOG/leakcheck.log" | head -10; fi
+        # the search can fail: a solution pasted in with its names changed is found
+        planted=$(mktemp -d /tmp/xferlab-leak.XXXXXX)
+        mkdir -p "$planted/labs/x" && sed 's/\bj\b/job/g; s/\bcopied\b/done_ev/g' solutions/03-*/lab.cu >"$planted/labs/x/mine.cu"
+        if ! python3 grader/scripts/leakcheck.py solutions "$planted" >/dev/null 2>&1; then
+            ok "handout: the search finds a solution planted with its names changed"
+        else bad "handout: the search missed a planted solution"; fi
+        rm -rf "$planted"
+        if (cd "$ht" && cp -a "$OLDPWD/$B/criterion" build/ 2>/dev/null; XL_NO_INSTALL=1 make -j"$(nproc)" build) >"$LOG/handout-build.log" 2>&1; then
+            ok "handout: builds as it is"
+            if (cd "$ht" && XL_NO_INSTALL=1 make test) >"$LOG/handout-test.log" 2>&1; then
+                ok "handout: its own make test passes ($(grep '^xferlab:' "$LOG/handout-test.log"))"
+            else bad "handout: its make test fails (log: $LOG/handout-test.log)"; fi
+            (cd "$ht" && XL_NO_INSTALL=1 make grade LAB=01) >"$LOG/handout-grade.log" 2>&1
+            if grep -q "^lab 01 " "$LOG/handout-grade.log"; then ok "handout: make grade LAB=01 grades the skeleton: $(grep '^lab 01 ' "$LOG/handout-grade.log" | tail -1)"
+            else bad "handout: make grade LAB=01 gave no score (log: $LOG/handout-grade.log)"; fi
+        else bad "handout: does not build (log: $LOG/handout-build.log)"; fi
+    else bad "handout: make handout failed (log: $LOG/handout.log)"; fi
+fi
 
 echo "-- charts from the committed reference data"
 if command -v gnuplot >/dev/null 2>&1; then

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# handout.sh OUTDIR - the student tree, OUTDIR/xferlab/, and its tarball, OUTDIR/xferlab-handout.tar.gz
+# (make handout). It has the kit, the labs' skeletons, contracts, graders, explorers, charts and docs; no
+# reference solutions, no mutants, no hidden tests, no Gradescope or course-staff scripts. It builds, runs and
+# grades as it is; its own `make test` runs the checks that need no reference. Course staff only.
+set -eu
+cd "$(dirname "$0")/../.."
+out=${1:?usage: handout.sh OUTDIR}
+tree=$out/xferlab
+# staff_only PATH - true for what stays with course staff
+staff_only() {
+    case $1 in
+    solutions/* | grader/mutants/* | grader/hidden/* | grader/gradescope/* | .ci/*) return 0 ;;
+    grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
+    grader/scripts/leakcheck.py | grader/scripts/class*) return 0 ;;
+    esac
+    return 1
+}
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then files=$(git ls-files)
+else files=$(find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||'); fi
+rm -rf "$tree" && mkdir -p "$tree"
+n=0
+while IFS= read -r f; do
+    [ -f "$f" ] || continue
+    staff_only "$f" && continue
+    mkdir -p "$tree/$(dirname "$f")" && cp -p "$f" "$tree/$f"
+    n=$((n + 1))
+done <<<"$files"
+tar czf "$out/xferlab-handout.tar.gz" -C "$out" xferlab
+echo "handout: $tree ($n files) and $out/xferlab-handout.tar.gz; no solutions, mutants or hidden tests"
