@@ -125,7 +125,7 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class help clean
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -179,6 +179,12 @@ gradescope:
 	 $(if $(call lab_of,$(LAB)),,echo "make gradescope: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
 	 grader/scripts/gradescope.sh $(call lab_of,$(LAB)) $(B)/gradescope/$(call lab_of,$(LAB))-autograder.zip
 
+# make class SUBS=folder [ARGS="--labs '01 03' --force --out DIR ..."]: grade a whole class (docs/grading.md)
+class: all
+	@$(if $(SUBS),,echo "make class: say where the submissions are, e.g. make class SUBS=submissions/"; exit 2;) \
+	 $(if $(wildcard grader/scripts/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
+	 python3 grader/scripts/class.py "$(SUBS)" $(ARGS)
+
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:
 	@$(if $(wildcard solutions),,echo "make handout: this is a student tree already (no solutions/)"; exit 2;) \
@@ -196,6 +202,7 @@ help:
 	@echo "  make bundle       pack the Criterion runtime for a GPU host without packages"
 	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"
 	@echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"
+	@echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 

@@ -10,9 +10,9 @@ tree=$out/xferlab
 # staff_only PATH - true for what stays with course staff
 staff_only() {
     case $1 in
-    solutions/* | grader/mutants/* | grader/hidden/* | grader/gradescope/* | .ci/*) return 0 ;;
+    solutions/* | grader/mutants/* | grader/hidden/* | grader/gradescope/* | grader/hostile/* | .ci/*) return 0 ;;
     grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
-    grader/scripts/leakcheck.py | grader/scripts/class*) return 0 ;;
+    grader/scripts/leakcheck.py | grader/scripts/class.py | grader/scripts/test-class.sh) return 0 ;;
     esac
     return 1
 }

@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+"""class.py SUBMISSIONS [options] - grades a whole class, unattended (make class). Course staff only.
+
+SUBMISSIONS holds, per student, either a labs/ tree (SUBMISSIONS/<student>/labs/NN-slug/lab.cu, any of the
+labs) or single files named by student and lab (SUBMISSIONS/<student>_NN.cu, <student>-labNN.cu, ...).
+Each (student, lab) is built and graded in a copy of the kit of its own (OUT/work/), in a process session
+of its own with a time, memory, file-size and disk limit; as root each runs as a user id of its own with
+no account (1700000000 + i), so it cannot touch the kit, OUT or another submission. Between
+submissions a GPU that was there at the start is probed again: if it fails, grading stops with a report.
+
+OUT (default build/class) gets results/<student>/<NN-slug>/ (results.json in Gradescope's format,
+points.tsv, log.txt, record.json), gradebook.csv (student, lab, points, max, status, seconds, one column per
+test), and summary.txt (each lab's distribution and the tests most often failed). A submission whose
+record.json was made from the same file is not graded again unless --force: an interrupted run resumes
+where it stopped, and a changed file is graded again.
+Exit: 0 when every submission was graded (whatever its points), 1 when grading stopped early, 2 on bad
+arguments.
+"""
+import argparse
+import concurrent.futures
+import csv
+import hashlib
+import json
+import os
+import pwd
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+UID_BASE = 1700000000  # submission i runs as user and group UID_BASE + i: no account, nothing else of its own
+NAME_OK = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._@+-]*$')
+FILE_FORM = re.compile(r'^(?P<student>.+?)[_.-](?:lab)?(?P<lab>\d\d)(?:-[a-z0-9-]+)?\.cu$')
+
+
+def die(msg):
+    """one line on stderr, exit 2"""
+    print('class: ' + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_size(text):
+    """'8G', '512M', '100K' or bytes -> bytes; None when malformed"""
+    m = re.match(r'^(\d+)([KMG]?)$', text.strip().upper())
+    return int(m.group(1)) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[m.group(2)] if m else None
+
+
+def labs_here():
+    """{'01': '01-pageable-copy', ...} from the kit's labs/"""
+    return {d[:2]: d for d in sorted(os.listdir(os.path.join(KIT, 'labs')))
+            if re.match(r'^\d\d-', d) and os.path.isfile(os.path.join(KIT, 'labs', d, 'lab.cu'))}
+
+
+def find_submissions(root, labs, wanted):
+    """[(student, slug, path of lab.cu)] sorted, and [problem lines] for what cannot be graded"""
+    found, problems = {}, []
+    for entry in sorted(os.listdir(root)):
+        path = os.path.join(root, entry)
+        if os.path.isdir(path):
+            if not NAME_OK.match(entry):
+                problems.append('%s: a student name may hold letters, digits and ._@+- only' % entry)
+                continue
+            tree = os.path.join(path, 'labs')
+            for d in sorted(os.listdir(tree)) if os.path.isdir(tree) else []:
+                f = os.path.join(tree, d, 'lab.cu')
+                if os.path.isfile(f) and d[:2] in labs and labs[d[:2]] == d:
+                    found[(entry, d)] = f
+            if not any(k[0] == entry for k in found):
+                problems.append('%s/: no labs/NN-slug/lab.cu of a lab of this kit' % entry)
+        elif entry.endswith('.cu'):
+            m = FILE_FORM.match(entry)
+            if not m or m.group('lab') not in labs or not NAME_OK.match(m.group('student')):
+                problems.append('%s: name it <student>_NN.cu, NN a lab of this kit (%s)' % (entry, ' '.join(labs)))
+                continue
+            key = (m.group('student'), labs[m.group('lab')])
+            if key in found:
+                problems.append('%s: a second submission of %s for lab %s; the first is graded' % (entry, *key))
+                continue
+            found[key] = path
+    subs = [(s, l, p) for (s, l), p in sorted(found.items()) if not wanted or l[:2] in wanted]
+    return subs, problems
+
+
+def sub_uids():
+    """the first of the user ids submissions run as, one each, unused by any account; None when not root"""
+    if os.geteuid() != 0:
+        return None
+    taken = {p.pw_uid for p in pwd.getpwall()}
+    base = UID_BASE
+    while any(u in taken for u in range(base, base + 100000)):
+        base += 100000
+    return base
+
+
+def session_pids(sid, uid):
+    """pids in process session sid, and every process of uid (when not None)"""
+    pids = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            stat = open('/proc/%s/stat' % d).read()
+            fields = stat[stat.rindex(')') + 2:].split()
+            same_session = int(fields[3]) == sid
+            owner = os.stat('/proc/' + d).st_uid
+        except (OSError, ValueError, IndexError):
+            continue
+        if same_session or (uid is not None and owner == uid):
+            pids.append(int(d))
+    return pids
+
+
+def rss_bytes(pids):
+    """resident memory of pids together"""
+    total = 0
+    for p in pids:
+        try:
+            for line in open('/proc/%d/status' % p):
+                if line.startswith('VmRSS:'):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def tree_bytes(path):
+    """bytes of the files under path (links not followed)"""
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def supervise(cmd, cwd, env, limits, user, log):
+    """runs cmd in its own session within limits {'seconds', 'mem', 'disk', 'fsize'}, as user (uid, gid) or
+    as this user; kills it and everything it started on a breach. Appends its output to log.
+    Returns (exit code or None, what stopped it or '')"""
+    def preexec():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits['fsize'], limits['fsize']))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if user:
+            resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
+            os.setgroups([])
+            os.setgid(user[1])
+            os.setuid(user[0])
+    with open(log, 'ab') as out:
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                             preexec_fn=preexec, start_new_session=True)
+        start, reason, last_disk = time.monotonic(), '', 0.0
+        while p.poll() is None:
+            time.sleep(0.05)
+            now = time.monotonic()
+            pids = session_pids(p.pid, user[0] if user else None)
+            if now - start > limits['seconds']:
+                reason = 'ran past its time limit of %d s' % limits['seconds']
+            elif rss_bytes(pids) > limits['mem']:
+                reason = 'used more than its memory limit of %d MiB' % (limits['mem'] >> 20)
+            elif now - last_disk > 1.0:
+                last_disk = now
+                if tree_bytes(cwd) > limits['disk']:
+                    reason = 'wrote more than its disk limit of %d MiB' % (limits['disk'] >> 20)
+            if reason:
+                break
+        # whatever it started, in its session or as its user, goes too
+        for _ in range(3):
+            pids = session_pids(p.pid, user[0] if user else None)
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if not pids:
+                break
+            time.sleep(0.1)
+        rc = p.wait()
+        if reason:
+            out.write(('\nclass: stopped: %s\n' % reason).encode())
+    return (None if reason else rc), reason
+
+
+def make_template(out, isolated):
+    """OUT/.kit: the kit's sources (no solutions, mutants, .git) and its built objects, for each workspace"""
+    tpl = os.path.join(out, '.kit')
+    shutil.rmtree(tpl, ignore_errors=True)
+    skip = {'solutions', 'build', '.git', '.ci', 'mutants', 'refdata', 'docs', 'plots'}
+
+    def ignore(d, names):
+        return [n for n in names if n in skip or (os.path.abspath(d) == KIT and n.startswith('.'))]
+    shutil.copytree(KIT, tpl, ignore=ignore, symlinks=True)
+    for part in ('obj', 'lib', 'criterion'):
+        src = os.path.join(KIT, 'build', part)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(tpl, 'build', part), symlinks=True)
+    if isolated:
+        os.chmod(out, 0o755)
+    return tpl
+
+
+def workspace(out, tpl, student, slug, lab_cu, user):
+    """a fresh copy of the template for one submission, its lab.cu in place, owned by user"""
+    ws = os.path.join(out, 'work', student, slug)
+    shutil.rmtree(ws, ignore_errors=True)
+    os.makedirs(os.path.dirname(ws), exist_ok=True)
+    shutil.copytree(tpl, ws, symlinks=True, ignore=lambda d, n: ['criterion'] if d.endswith('/build') else [])
+    crit = os.path.join(tpl, 'build', 'criterion')
+    if os.path.isdir(crit):
+        os.symlink(crit, os.path.join(ws, 'build', 'criterion'))  # read-only to the submission's user
+    shutil.copyfile(lab_cu, os.path.join(ws, 'labs', slug, 'lab.cu'))
+    open(os.path.join(ws, 'class.log'), 'w').close()
+    if user:
+        for root, dirs, files in os.walk(ws):
+            for n in dirs + files:
+                os.lchown(os.path.join(root, n), *user)
+        os.lchown(ws, *user)
+    return ws
+
+
+def lab_info(slug):
+    """(max points, [test names]) from the kit's grader of slug"""
+    table = subprocess.run([os.path.join(KIT, 'build', 'bin', slug + '-grade')], capture_output=True, text=True,
+                           env=dict(os.environ, XL_POINTS_TABLE='1')).stdout
+    m = re.search(r'\*\*total\*\* \| \*\*(\d+)\*\*', table)
+    return (int(m.group(1)) if m else 0), re.findall(r'^\| `([\w.]+)`', table, re.M)
+
+
+def build_one(job):
+    """makes the submission's workspace and builds its grader there; (ok, seconds, what went wrong)"""
+    t0 = time.monotonic()
+    try:
+        job['ws'] = workspace(job['out'], job['tpl'], job['student'], job['slug'], job['path'], job['user'])
+    except OSError as e:
+        return False, time.monotonic() - t0, 'could not make its workspace: %s' % e
+    job['log'] = os.path.join(job['ws'], 'class.log')
+    job['env']['HOME'] = job['ws']
+    rc, why = supervise(['make', '-s', 'build/bin/%s-grade' % job['slug']], job['ws'], job['env'],
+                        dict(job['limits'], seconds=job['build_seconds']), job['user'], job['log'])
+    return rc == 0, time.monotonic() - t0, why
+
+
+def clean_tmp(uid):
+    """removes what user uid left at the top of /tmp"""
+    for n in os.listdir('/tmp'):
+        path = os.path.join('/tmp', n)
+        try:
+            if os.lstat(path).st_uid == uid:
+                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        except OSError:
+            pass
+
+
+def record_for(job, status, message, seconds, max_points):
+    """the submission's record from its points.tsv (or 0 points with status and message)"""
+    rec = {'student': job['student'], 'lab': job['slug'], 'points': 0, 'max': max_points, 'status': status,
+           'message': message, 'seconds': round(seconds, 1), 'tests': {}, 'sha256': digest(job['path'])}
+    tsv = os.path.join(job['ws'], 'results', 'points.tsv')
+    if status == 'graded' and os.path.isfile(tsv):
+        rows = list(csv.reader(open(tsv), delimiter='\t'))[1:]
+        rec['tests'] = {r[0]: int(r[1]) for r in rows if len(r) >= 4}
+        rec['points'] = sum(rec['tests'].values())
+        rec['max'] = sum(int(r[2]) for r in rows if len(r) >= 4)
+        rec['failed'] = [r[0] for r in rows if len(r) >= 4 and r[3] != 'passed' and r[3] != 'skipped']
+    return rec
+
+
+def save(out, job, rec):
+    """results/<student>/<slug>/: record.json last, so a half-saved submission is graded again on resume"""
+    d = os.path.join(out, 'results', job['student'], job['slug'])
+    os.makedirs(d, exist_ok=True)
+    for f in ('results.json', 'points.tsv'):
+        src = os.path.join(job['ws'], 'results', f)
+        if rec['status'] == 'graded' and os.path.isfile(src):
+            shutil.copyfile(src, os.path.join(d, f))
+        elif f == 'results.json':
+            json.dump({'score': 0, 'output': rec['message'], 'visibility': 'visible', 'tests': []},
+                      open(os.path.join(d, f), 'w'), indent=1)
+    try:
+        shutil.copyfile(job['log'], os.path.join(d, 'log.txt'))
+    except OSError:  # the submission deleted its own copy
+        open(os.path.join(d, 'log.txt'), 'w').write('class: the log is gone: the submission deleted its own copy\n')
+    tmp = os.path.join(d, 'record.json.tmp')
+    json.dump(rec, open(tmp, 'w'), indent=1)
+    os.replace(tmp, os.path.join(d, 'record.json'))
+
+
+def digest(path):
+    """sha256 of a submitted file"""
+    return hashlib.sha256(open(path, 'rb').read()).hexdigest()
+
+
+def graded_as(out, student, slug):
+    """the digest of the file that student's slug was graded from, or None"""
+    try:
+        return json.load(open(os.path.join(out, 'results', student, slug, 'record.json'))).get('sha256')
+    except (OSError, ValueError):
+        return None
+
+
+def records(out):
+    """every saved record under OUT/results"""
+    recs = []
+    base = os.path.join(out, 'results')
+    for student in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        for slug in sorted(os.listdir(os.path.join(base, student))):
+            f = os.path.join(base, student, slug, 'record.json')
+            if os.path.isfile(f):
+                recs.append(json.load(open(f)))
+    return recs
+
+
+def write_gradebook(out, recs):
+    """OUT/gradebook.csv: one row per (student, lab), a column per test as NN:test"""
+    tests = sorted({'%s:%s' % (r['lab'][:2], t) for r in recs for t in r['tests']})
+    tmp = os.path.join(out, 'gradebook.csv.tmp')
+    with open(tmp, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['student', 'lab', 'points', 'max', 'status', 'seconds'] + tests)
+        for r in recs:
+            w.writerow([r['student'], r['lab'], r['points'], r['max'], r['status'], r['seconds']] +
+                       [r['tests'].get(t[3:], '') if t[:2] == r['lab'][:2] else '' for t in tests])
+    os.replace(tmp, os.path.join(out, 'gradebook.csv'))
+
+
+def summary(recs):
+    """lines: per lab the spread of points, and the tests most often failed"""
+    lines = []
+    for slug in sorted({r['lab'] for r in recs}):
+        rs = [r for r in recs if r['lab'] == slug]
+        pts = sorted(r['points'] for r in rs)
+        top = max(r['max'] for r in rs) or 1
+        bins = [0] * 5
+        for p in pts:
+            bins[min(4, int(5 * p / top))] += 1
+        lines.append('lab %s: %d graded; points min %d, median %s, max %d of %d; by fifths of %d: %s; %s' % (
+            slug, len(rs), pts[0], pts[len(pts) // 2], pts[-1], top, top, ' '.join(map(str, bins)),
+            ', '.join('%d %s' % (sum(r['status'] == s for r in rs), s) for s in sorted({r['status'] for r in rs}))))
+    fails = {}
+    for r in recs:
+        for t in r.get('failed', []):
+            fails['%s %s' % (r['lab'][:2], t)] = fails.get('%s %s' % (r['lab'][:2], t), 0) + 1
+    if fails:
+        lines.append('most often failed: ' + ', '.join('%s (%d)' % kv for kv in
+                                                       sorted(fails.items(), key=lambda kv: (-kv[1], kv[0]))[:8]))
+    return lines
+
+
+def progress(done, total, t0, graded_now, what, tty, final=False):
+    """a progress bar with the time left, on stderr: redrawn on a terminal, else a line per final step"""
+    elapsed = time.monotonic() - t0
+    left = '' if not graded_now else ', about %s left' % fmt_time(elapsed / graded_now * (total - done))
+    bar = '#' * int(30 * done / max(total, 1))
+    line = '[%-30s] %d/%d%s  %s' % (bar, done, total, left, what)
+    if tty:
+        sys.stderr.write('\r%-110s' % line[:110])
+    elif final:
+        sys.stderr.write(line + '\n')
+    sys.stderr.flush()
+
+
+def fmt_time(s):
+    """'1 h 05 min', '4 min 10 s', '12 s'"""
+    s = int(s)
+    return '%d h %02d min' % (s // 3600, s % 3600 // 60) if s >= 3600 else \
+        '%d min %02d s' % (s // 60, s % 60) if s >= 60 else '%d s' % s
+
+
+def main():
+    ap = argparse.ArgumentParser(prog='make class', description='Grades a folder of submissions (course staff).')
+    ap.add_argument('submissions')
+    ap.add_argument('--out', default=os.path.join(KIT, 'build', 'class'))
+    ap.add_argument('--labs', default='', help='only these labs, e.g. "01 03"')
+    ap.add_argument('--force', action='store_true', help='grade again what was graded before')
+    ap.add_argument('--timeout', default='900', help='seconds a grading may take (default 900)')
+    ap.add_argument('--mem', default='16G', help='memory a submission may hold (default 16G)')
+    ap.add_argument('--disk', default='2G', help='what a submission may write (default 2G)')
+    ap.add_argument('--jobs', default=str(os.cpu_count() or 2), help='builds at once (default: the cores)')
+    a = ap.parse_args()
+    limits = {'mem': parse_size(a.mem), 'disk': parse_size(a.disk)}
+    if not os.path.isdir(a.submissions):
+        die('no folder %s' % a.submissions)
+    if not a.timeout.isdigit() or not 1 <= int(a.timeout) <= 86400:
+        die('--timeout must be whole seconds, 1 to 86400')
+    if not a.jobs.isdigit() or not 1 <= int(a.jobs) <= 256:
+        die('--jobs must be 1 to 256')
+    if not limits['mem'] or not limits['disk'] or limits['disk'] < (64 << 20):
+        die('--mem and --disk take sizes like 16G or 512M (--disk at least 64M)')
+    limits.update(seconds=int(a.timeout), fsize=limits['disk'])
+    labs = labs_here()
+    wanted = a.labs.split()
+    for w in wanted:
+        if w not in labs:
+            die('no lab %s (labs: %s)' % (w, ' '.join(labs)))
+    missing = [s for s in labs.values() if not os.access(os.path.join(KIT, 'build', 'bin', s + '-grade'), os.X_OK)]
+    if missing:
+        die('build the kit first (make): no grader for %s' % ' '.join(missing))
+    subs, problems = find_submissions(a.submissions, labs, wanted)
+    for p in problems:
+        print('class: skipped %s' % p, file=sys.stderr)
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    uid0 = sub_uids()
+    if not uid0:
+        print('class: not root, so submissions run as you: each has its own copy, session and limits, but nothing '
+              'stops one from touching your files (run as root for that)', file=sys.stderr)
+    info = {slug: lab_info(slug) for slug in sorted({s[1] for s in subs})}
+    todo = [s for s in subs if a.force or graded_as(out, s[0], s[1]) != digest(s[2])]
+    print('class: %d submissions (%d labs), %d to grade, %d graded before%s' % (
+        len(subs), len(info), len(todo), len(subs) - len(todo), '' if a.force else ' (--force grades them again)'),
+        file=sys.stderr)
+    probe = os.environ.get('XL_CLASS_PROBE', os.path.join(KIT, 'build', 'bin', 'gpu-probe'))
+    gpu_at_start = subprocess.run([probe], capture_output=True).returncode == 0
+    tpl = make_template(out, uid0)
+    env = {k: v for k, v in os.environ.items() if k in ('PATH', 'LANG', 'CUDA_HOME', 'CUDA_VISIBLE_DEVICES',
+                                                       'XL_NO_GPU', 'TERM')}
+    env.update(XL_NO_INSTALL='1', HOME='/nonexistent', TMPDIR='/tmp')
+    jobs = [{'student': student, 'slug': slug, 'path': path, 'out': out, 'tpl': tpl, 'env': dict(env),
+             'limits': limits, 'user': (uid0 + i, uid0 + i) if uid0 else None, 'build_seconds': 600}
+            for i, (student, slug, path) in enumerate(todo)]
+    tty, t0, stopped = sys.stderr.isatty(), time.monotonic(), ''
+    with concurrent.futures.ThreadPoolExecutor(max_workers=int(a.jobs)) as pool:
+        builds = [pool.submit(build_one, j) for j in jobs]  # builds run ahead; gradings one at a time
+        for i, job in enumerate(jobs):
+            what = '%s lab %s' % (job['student'], job['slug'][:2])
+            progress(i, len(jobs), t0, i, 'building ' + what, tty)
+            built, build_s, build_why = builds[i].result()
+            max_points = info[job['slug']][0]
+            if gpu_at_start and subprocess.run([probe], capture_output=True).returncode != 0:
+                prev = jobs[i - 1] if i else None
+                stopped = ('the GPU failed its check before %s%s; %d submissions left ungraded: fix or reset the '
+                           'GPU, then run again to resume' % (what, ', after %s lab %s' % (
+                               prev['student'], prev['slug'][:2]) if prev else '', len(jobs) - i))
+                for b in builds[i:]:
+                    b.cancel()
+                break
+            progress(i, len(jobs), t0, i, 'grading ' + what, tty)
+            t1 = time.monotonic()
+            if not built and 'ws' not in job:
+                job['ws'], job['log'] = os.path.join(out, 'work', job['student'], job['slug']), os.devnull
+                rec = record_for(job, 'crashed', 'Not graded: the kit ' + build_why, build_s, max_points)
+            elif not built and build_why:
+                rec = record_for(job, 'stopped', 'The build was stopped: it %s.' % build_why, build_s, max_points)
+            elif not built:
+                errs = [l for l in open(job['log'], errors='replace') if 'error' in l.lower()][:20]
+                rec = record_for(job, 'compile', 'Your lab.cu does not compile. The compiler said:\n' + ''.join(errs),
+                                 build_s, max_points)
+            else:
+                os.makedirs(os.path.join(job['ws'], 'results'), exist_ok=True)
+                if job['user']:
+                    os.lchown(os.path.join(job['ws'], 'results'), *job['user'])
+                genv = dict(job['env'], XL_RESULTS_DIR=os.path.join(job['ws'], 'results'), XL_IMPL='student')
+                rc, why = supervise(['build/bin/%s-grade' % job['slug'], '--short-filename'], job['ws'], genv,
+                                    limits, job['user'], job['log'])
+                if why:
+                    rec = record_for(job, 'stopped', 'The grading was stopped: your code %s.' % why,
+                                     time.monotonic() - t1, max_points)
+                elif not os.path.isfile(os.path.join(job['ws'], 'results', 'points.tsv')):
+                    rec = record_for(job, 'crashed', 'The grader stopped without results (exit %s): see the log.' % rc,
+                                     time.monotonic() - t1, max_points)
+                else:
+                    rec = record_for(job, 'graded', '', time.monotonic() - t1, max_points)
+            save(out, job, rec)
+            write_gradebook(out, records(out))
+            shutil.rmtree(job['ws'], ignore_errors=True)
+            try:
+                os.rmdir(os.path.dirname(job['ws']))  # the student's folder, once it is empty
+            except OSError:
+                pass
+            if job['user']:
+                clean_tmp(job['user'][0])
+            progress(i + 1, len(jobs), t0, i + 1, '%s: %d/%d %s' % (what, rec['points'], rec['max'], rec['status']),
+                     tty, final=True)
+    if tty:
+        sys.stderr.write('\n')
+    recs = [r for r in records(out) if (r['student'], r['lab']) in {(s[0], s[1]) for s in subs}]
+    write_gradebook(out, records(out))
+    lines = summary(recs) + ([('stopped: ' + stopped)] if stopped else [])
+    lines.append('gradebook: %s; results: %s/results/<student>/<lab>/results.json; took %s' % (
+        os.path.join(out, 'gradebook.csv'), out, fmt_time(time.monotonic() - t0)))
+    open(os.path.join(out, 'summary.txt'), 'w').write('\n'.join(lines) + '\n')
+    print('\n'.join(lines))
+    return 1 if stopped else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

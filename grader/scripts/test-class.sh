@@ -1,0 +1,118 @@
+# test-class.sh - make test's section on grading a class (make class); sourced by test.sh, which gives
+# B, LOG, gpu_rc and ok/bad/skipped. A class of planted submissions: the reference, the skeleton and every
+# mutant of labs 01 and 03 (labs/ trees and single files), a file that does not compile, and the hostile ones
+# in grader/hostile/; graded, resumed, graded again with --force, and stopped by a failing GPU check.
+
+echo "-- grading a class (make class): isolation, limits, gradebook, resume, the same points twice"
+cls=$(mktemp -d /tmp/xferlab-class.XXXXXX)
+chmod 755 "$cls"
+subs=$cls/subs
+mkdir -p "$subs"
+# standalone MUTANT OUT - a mutant as one file, as a student would hand it in (its #include of the reference inlined)
+standalone() {
+    python3 -c 'import re, sys; print(re.sub(r"^#include \"(solutions/[^\"]+)\"$", lambda m: open(m.group(1)).read(), open(sys.argv[1]).read(), flags=re.M), end="")' "$1" >"$2"
+}
+declare -A want # student_lab -> the points it must get, when known before grading
+for id in 01 03; do
+    slug=$(basename labs/$id-*)
+    mkdir -p "$subs/ref$id/labs/$slug"
+    cp "solutions/$slug/lab.cu" "$subs/ref$id/labs/$slug/lab.cu"
+    cp "labs/$slug/lab.cu" "$subs/skel_$id.cu"
+    for m in grader/mutants/$slug/*.cu; do
+        standalone "$m" "$subs/mut-$(basename "$m" .cu)-lab$id.cu"
+    done
+done
+printf 'this is not C\n' >"$subs/broken_01.cu"
+isolated=0
+[ "$(id -u)" = 0 ] && isolated=1
+for h in grader/hostile/*.c; do
+    name=$(basename "$h" .c)
+    [ $isolated = 1 ] || [ "$name" != vandal ] || continue # it would do what it says without root's isolation
+    cat solutions/01-*/lab.cu "$h" >"$subs/hostile-${name}_01.cu"
+done
+printf 'x\n' >"$subs/not a name_01.cu"
+n_subs=$(find "$subs" -name '*.cu' ! -name 'not a name*' | wc -l)
+tmo=15; [ $gpu_rc -eq 0 ] && tmo=90 # a grading of lab 01 takes ~1 s without a GPU, under 15 s with one
+# classrun NAME ARGS... - runs the class grader into $cls/out; its output in $LOG/class-NAME.log
+classrun() {
+    local name=$1; shift
+    python3 grader/scripts/class.py "$subs" --out "$cls/out" --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/class-$name.log" 2>&1
+}
+# pointsof STUDENT SLUG - "points status" from the gradebook
+pointsof() { awk -F, -v s="$1" -v l="$2" '$1 == s && $2 == l { print $3, $5 }' "$cls/out/gradebook.csv"; }
+t0=$(date +%s)
+if classrun first; then
+    ok "class: $n_subs submissions graded in $(($(date +%s) - t0)) s ($(grep -c '^' "$cls/out/gradebook.csv") gradebook lines)"
+    grep -q "skipped not a name_01.cu" "$LOG/class-first.log" && ok "class: a file named wrongly is skipped with what to name it" ||
+        bad "class: the wrongly named file was not reported"
+    for id in 01 03; do
+        slug=$(basename labs/$id-*)
+        read -r refp refst <<<"$(pointsof ref$id $slug)"
+        read -r sk skst <<<"$(pointsof skel $slug)"
+        [ "$refst" = graded ] && [ "${refp:-x}" = "$(awk -F'\t' 'NR > 1 { s += $2 } END { print s + 0 }' "$cls/out/results/ref$id/$slug/points.tsv")" ] &&
+            ok "class: lab $id reference (a labs/ tree) graded: $refp points" || bad "class: lab $id reference: $refp $refst"
+        [ -s "$cls/out/results/ref$id/$slug/results.json" ] && python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(0 if "tests" in d and "score" in d else 1)' "$cls/out/results/ref$id/$slug/results.json" &&
+            ok "class: lab $id reference has its results.json" || bad "class: lab $id reference has no results.json"
+        if [ $gpu_rc -eq 0 ]; then
+            # with a GPU: full points for the reference, and every mutant loses its targets' points
+            max=$(awk -F, -v s=ref$id -v l=$slug '$1 == s && $2 == l { print $4 }' "$cls/out/gradebook.csv")
+            [ "$refp" = "$max" ] && ok "class: lab $id reference: full points, $refp/$max" || bad "class: lab $id reference: $refp/$max"
+            for m in grader/mutants/$slug/*.cu; do
+                mn=$(basename "$m" .cu)
+                for t in $(sed -n 's/^ \* target: //p' "$m"); do
+                    got=$(awk -F, -v s="mut-$mn-lab$id" -v col="$id:$t" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == s { print $c[col] }' "$cls/out/gradebook.csv")
+                    [ "$got" = 0 ] && ok "class: lab $id mutant $mn loses $t" || bad "class: lab $id mutant $mn gets '$got' on $t"
+                done
+            done
+        fi
+        if [ "${refp:-0}" -gt 0 ]; then
+            [ "${sk:-$refp}" -lt "$refp" ] && ok "class: lab $id skeleton (a single file) gets $sk, less than the reference's $refp" ||
+                bad "class: lab $id skeleton gets $sk, the reference $refp"
+        else [ "$sk" = 0 ] && [ "$skst" = graded ] && ok "class: lab $id skeleton (a single file) graded: 0 points" || bad "class: lab $id skeleton: $sk $skst"; fi
+    done
+    read -r p st <<<"$(pointsof broken 01-pageable-copy)"
+    [ "$st" = compile ] && [ "$p" = 0 ] && grep -q "does not compile" "$cls/out/results/broken/01-pageable-copy/results.json" &&
+        ok "class: a file that does not compile gets 0 and the compiler's words" || bad "class: the broken file: $p $st"
+    read -r refp _ <<<"$(pointsof ref01 01-pageable-copy)"
+    for h in hang:time memory:memory disk:disk; do
+        read -r p st <<<"$(pointsof hostile-${h%%:*} 01-pageable-copy)"
+        if [ "$st" = stopped ] && [ "$p" = 0 ] && grep -q "${h##*:} limit" "$cls/out/results/hostile-${h%%:*}/01-pageable-copy/record.json"; then
+            ok "class: hostile ${h%%:*}: stopped at its ${h##*:} limit, 0 points"
+        else bad "class: hostile ${h%%:*}: $p $st (log: $cls/out/results/hostile-${h%%:*}/01-pageable-copy/log.txt)"; fi
+    done
+    [ ! -e "$cls/out/work/hostile-disk" ] && ok "class: what the hostile ones wrote is gone" || bad "class: hostile files left in $cls/out/work"
+    if [ $isolated = 1 ]; then
+        read -r p st <<<"$(pointsof hostile-vandal 01-pageable-copy)"
+        if [ -f Makefile ] && [ ! -e xferlab-pwned ] && [ "$(head -c 7 "$cls/out/gradebook.csv")" = "student" ] && [ "$p" = "$refp" ]; then
+            ok "class: hostile vandal (deletes the kit, the results, the others): nothing outside its copy changed; graded $p like the reference"
+        else bad "class: hostile vandal: Makefile $([ -f Makefile ] && echo kept || echo DELETED), pwned file $([ -e xferlab-pwned ] && echo WRITTEN || echo absent), its points $p $st"; fi
+    else skipped "class: isolation from the kit's files needs root (each submission its own user id); the vandal was not run"; fi
+    # resume: nothing graded again; --force: the same points for every submission
+    cp "$cls/out/gradebook.csv" "$cls/first.csv"
+    classrun resume && grep -q "0 to grade, $n_subs graded before" "$LOG/class-resume.log" &&
+        ok "class: run again, it grades nothing ($n_subs graded before)" || bad "class: the resume graded again (log: $LOG/class-resume.log)"
+    printf '\n' >>"$subs/skel_01.cu"
+    classrun changed && grep -q " 1 to grade" "$LOG/class-changed.log" && ok "class: a changed file is graded again, alone" ||
+        bad "class: a changed file was not graded again (log: $LOG/class-changed.log)"
+    if classrun force --force; then
+        if diff <(cut -d, -f1-5 "$cls/first.csv") <(cut -d, -f1-5 "$cls/out/gradebook.csv") >"$LOG/class-diff.log"; then
+            ok "class: graded twice, every submission gets the same points and status"
+        else bad "class: points differ between two gradings (diff: $LOG/class-diff.log)"; fi
+    else bad "class: the --force run failed (log: $LOG/class-force.log)"; fi
+    n03=$(($(ls grader/mutants/03-*/*.cu | wc -l) + 2))
+    grep -q "most often failed" "$cls/out/summary.txt" && grep -q "^lab 01-pageable-copy: $((n_subs - n03)) graded" "$cls/out/summary.txt" &&
+        ok "class: the summary has each lab's spread and the tests most often failed" || bad "class: summary.txt: $(head -3 "$cls/out/summary.txt")"
+    # a GPU that fails its check between two submissions stops the grading, with a report; a run after resumes
+    printf '#!/bin/sh\nn=$(cat %s/probes 2>/dev/null || echo 0); echo $((n + 1)) >%s/probes; [ $n -lt 3 ]\n' "$cls" "$cls" >"$cls/probe"
+    chmod +x "$cls/probe"
+    rm -rf "$cls/out/results/skel" "$cls/out/results/ref01" "$cls/out/results/ref03"
+    if XL_CLASS_PROBE=$cls/probe classrun probe; then bad "class: a failing GPU check did not stop the grading"
+    elif grep -q "stopped: the GPU failed its check before .*; 2 submissions left ungraded" "$LOG/class-probe.log"; then
+        ok "class: a GPU that fails its check stops the grading before the next submission, with a report"
+        classrun after && grep -q " 2 to grade" "$LOG/class-after.log" && ok "class: the next run grades the 2 left" ||
+            bad "class: the run after the stop (log: $LOG/class-after.log)"
+    else bad "class: the failing GPU check (log: $LOG/class-probe.log)"; fi
+else
+    bad "class: class.py failed (log: $LOG/class-first.log)"; tail -5 "$LOG/class-first.log" | sed 's/^/        /'
+fi
+rm -rf "$cls"
