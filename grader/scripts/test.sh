@@ -233,7 +233,7 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             ok "handout: the search finds a solution planted with its names changed"
         else bad "handout: the search missed a planted solution"; fi
         rm -rf "$planted"
-        if (cd "$ht" && cp -a "$OLDPWD/$B/criterion" build/ 2>/dev/null; XL_NO_INSTALL=1 make -j"$(nproc)" build) >"$LOG/handout-build.log" 2>&1; then
+        if (cd "$ht" && mkdir -p build && { [ ! -d "$OLDPWD/$B/criterion" ] || cp -a "$OLDPWD/$B/criterion" build/; } && XL_NO_INSTALL=1 make -j"$(nproc)" build) >"$LOG/handout-build.log" 2>&1; then
             ok "handout: builds as it is"
             if (cd "$ht" && XL_NO_INSTALL=1 make test) >"$LOG/handout-test.log" 2>&1; then
                 ok "handout: its own make test passes ($(grep '^xferlab:' "$LOG/handout-test.log"))"

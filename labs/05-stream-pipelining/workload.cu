@@ -167,18 +167,6 @@ void wl_measure(size_t items, size_t chunk_items, const lab_kernel *k, int reps,
     XL_CHECK(cudaFreeHost(hout));
 }
 
-void wl_link_keep_best(wl_link *best, const wl_link *l)
-{
-    if (best->kernel_chunk_ms <= 0) {
-        *best = *l;
-        return;
-    }
-    best->h2d_gbps = fmax(best->h2d_gbps, l->h2d_gbps);
-    best->d2h_gbps = fmax(best->d2h_gbps, l->d2h_gbps);
-    best->duplex_gbps = fmax(best->duplex_gbps, l->duplex_gbps);
-    best->kernel_chunk_ms = fmin(best->kernel_chunk_ms, l->kernel_chunk_ms);
-}
-
 double wl_ideal_ms(const wl_link *l, size_t items, size_t chunk_items)
 {
     double bytes = (double)items * sizeof(uint32_t), cb = (double)chunk_items * sizeof(uint32_t);

@@ -46,9 +46,6 @@ typedef struct {
  * reps, after a warm-up); uses its own pinned buffers. Fails through xl_fail. */
 void wl_measure(size_t items, size_t chunk_items, const lab_kernel *k, int reps, wl_link *out);
 
-/* wl_link_keep_best - folds l into best: the higher of each rate, the shorter kernel; a zeroed best takes l */
-void wl_link_keep_best(wl_link *best, const wl_link *l);
-
 /* wl_ideal_ms - the shortest time for items words in chunks: the busiest of the link (each direction
  * alone, and both together at the duplex rate) and the kernels, plus one chunk through the other stages */
 double wl_ideal_ms(const wl_link *l, size_t items, size_t chunk_items);
