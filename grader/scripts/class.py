@@ -371,6 +371,124 @@ def fmt_time(s):
         '%d min %02d s' % (s // 60, s % 60) if s >= 60 else '%d s' % s
 
 
+def grade_built(job, built, build_s, build_why, max_points):
+    """grades one built submission (or records why it was not built), saves its record, removes its copy; the
+    record"""
+    out, t1 = job['out'], time.monotonic()
+    if not built and 'ws' not in job:
+        job['ws'], job['log'] = os.path.join(out, 'work', job['student'], job['slug']), os.devnull
+        rec = record_for(job, 'crashed', 'Not graded: the kit ' + build_why, build_s, max_points)
+    elif not built and build_why:
+        rec = record_for(job, 'stopped', 'The build was stopped: it %s.' % build_why, build_s, max_points)
+    elif not built:
+        errs = [l for l in open(job['log'], errors='replace') if 'error' in l.lower()][:20]
+        rec = record_for(job, 'compile', 'Your lab.cu does not compile. The compiler said:\n' + ''.join(errs),
+                         build_s, max_points)
+    else:
+        os.makedirs(os.path.join(job['ws'], 'results'), exist_ok=True)
+        if job['user']:
+            os.lchown(os.path.join(job['ws'], 'results'), *job['user'])
+        genv = dict(job['env'], XL_RESULTS_DIR=os.path.join(job['ws'], 'results'), XL_IMPL='student')
+        rc, why = supervise(['build/bin/%s-grade' % job['slug'], '--short-filename'], job['ws'], genv,
+                            job['limits'], job['user'], job['log'])
+        if why:
+            rec = record_for(job, 'stopped', 'The grading was stopped: your code %s.' % why, time.monotonic() - t1,
+                             max_points)
+        elif not os.path.isfile(os.path.join(job['ws'], 'results', 'points.tsv')):
+            rec = record_for(job, 'crashed', 'The grader stopped without results (exit %s): see the log.' % rc,
+                             time.monotonic() - t1, max_points)
+        else:
+            rec = record_for(job, 'graded', '', time.monotonic() - t1, max_points)
+    save(out, job, rec)
+    shutil.rmtree(job['ws'], ignore_errors=True)
+    try:
+        os.rmdir(os.path.dirname(job['ws']))  # the student's folder, once it is empty
+    except OSError:
+        pass
+    if job['user']:
+        clean_tmp(job['user'][0])
+    return rec
+
+
+def grade_here(jobs, info, probe, gpu_at_start, builders):
+    """grades jobs on this machine, builds running ahead on builders threads, gradings one at a time; '' or
+    why grading stopped early"""
+    tty, t0, stopped = sys.stderr.isatty(), time.monotonic(), ''
+    with concurrent.futures.ThreadPoolExecutor(max_workers=builders) as pool:
+        builds = [pool.submit(build_one, j) for j in jobs]
+        for i, job in enumerate(jobs):
+            what = '%s lab %s' % (job['student'], job['slug'][:2])
+            progress(i, len(jobs), t0, i, 'building ' + what, tty)
+            built, build_s, build_why = builds[i].result()
+            if gpu_at_start and subprocess.run([probe], capture_output=True).returncode != 0:
+                prev = jobs[i - 1] if i else None
+                stopped = ('the GPU failed its check before %s%s; %d submissions left ungraded: fix or reset the '
+                           'GPU, then run again to resume' % (what, ', after %s lab %s' % (
+                               prev['student'], prev['slug'][:2]) if prev else '', len(jobs) - i))
+                for b in builds[i:]:
+                    b.cancel()
+                break
+            progress(i, len(jobs), t0, i, 'grading ' + what, tty)
+            rec = grade_built(job, built, build_s, build_why, info[job['slug']][0])
+            write_gradebook(job['out'], records(job['out']))
+            progress(i + 1, len(jobs), t0, i + 1, '%s: %d/%d %s' % (what, rec['points'], rec['max'], rec['status']),
+                     tty, final=True)
+    if tty:
+        sys.stderr.write('\n')
+    return stopped
+
+
+def grade_on_slurm(jobs, a, out, slurm_args):
+    """one sbatch job array, a task per job, waited for; '' or why some tasks left no record"""
+    d = os.path.join(out, 'slurm')
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    with open(os.path.join(d, 'tasks.tsv'), 'w') as f:
+        for j in jobs:
+            f.write('%s\t%s\t%s\t%d\n' % (j['student'], j['slug'], os.path.abspath(j['path']),
+                                          j['user'][0] if j['user'] else -1))
+    me = os.path.abspath(__file__)
+    script = os.path.join(d, 'task.sh')
+    with open(script, 'w') as f:
+        f.write('#!/bin/bash\n# one task of the class: grades line $SLURM_ARRAY_TASK_ID of tasks.tsv\n'
+                'XL_CLASS_GPU=%d exec python3 %s %s --out %s --timeout %s --mem %s --disk %s --task %s:"$SLURM_ARRAY_TASK_ID"\n'
+                % (int('gpu' in ' '.join(slurm_args)), me, os.path.abspath(a.submissions), out, a.timeout, a.mem,
+                   a.disk, os.path.join(d, 'tasks.tsv')))
+    os.chmod(script, 0o755)
+    cmd = ['sbatch', '--wait', '--job-name=xferlab-class', '--array=0-%d' % (len(jobs) - 1),
+           '--output=' + os.path.join(d, 'task-%a.log')] + slurm_args + [script]
+    print('class: ' + ' '.join(cmd), file=sys.stderr)
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    print('class: %s; the array ended after %s' % ((r.stdout.strip() or r.stderr.strip()),
+                                                   fmt_time(time.monotonic() - t0)), file=sys.stderr)
+    left = [j for j in jobs if graded_as(out, j['student'], j['slug']) != digest(j['path'])]
+    if left:
+        return ('%d of %d tasks left no record (their logs: %s/task-N.log); run again to resume' %
+                (len(left), len(jobs), d))
+    return ''
+
+
+def run_task(spec, out, limits, env, info_of, probe):
+    """--task FILE:N: grades line N of FILE on this node (a Slurm array task); exit 0 when its record is saved"""
+    path, _, n = spec.rpartition(':')
+    lines = open(path).read().splitlines()
+    if not n.isdigit() or int(n) >= len(lines):
+        die('--task %s: no such line' % spec)
+    student, slug, lab_cu, uid = lines[int(n)].split('\t')
+    if os.environ.get('XL_CLASS_GPU') == '1' and subprocess.run([probe], capture_output=True).returncode != 0:
+        print('class: task %s: this node\'s GPU failed its check; %s lab %s is left for the next run' % (
+            n, student, slug[:2]), file=sys.stderr)
+        return 3
+    job = {'student': student, 'slug': slug, 'path': lab_cu, 'out': out, 'tpl': os.path.join(out, '.kit'),
+           'env': dict(env), 'limits': limits, 'user': (int(uid), int(uid)) if int(uid) >= 0 else None,
+           'build_seconds': 600}
+    built, build_s, why = build_one(job)
+    rec = grade_built(job, built, build_s, why, info_of(slug)[0])
+    print('class: %s lab %s: %d/%d %s' % (student, slug[:2], rec['points'], rec['max'], rec['status']))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(prog='make class', description='Grades a folder of submissions (course staff).')
     ap.add_argument('submissions')
@@ -381,6 +499,11 @@ def main():
     ap.add_argument('--mem', default='16G', help='memory a submission may hold (default 16G)')
     ap.add_argument('--disk', default='2G', help='what a submission may write (default 2G)')
     ap.add_argument('--jobs', default=str(os.cpu_count() or 2), help='builds at once (default: the cores)')
+    ap.add_argument('--slurm', action='store_true', help='grade on Slurm: one array task per submission')
+    ap.add_argument('--slurm-args', default='--gres=gpu:1',
+                    help='more sbatch options (default "--gres=gpu:1"; "" without GPUs)')
+    ap.add_argument('--task', help=argparse.SUPPRESS)  # FILE:N, one array task (set by --slurm); XL_CLASS_GPU=1:
+    # the node must pass the GPU probe (a task that fails it leaves no record, so the next run grades it)
     a = ap.parse_args()
     limits = {'mem': parse_size(a.mem), 'disk': parse_size(a.disk)}
     if not os.path.isdir(a.submissions):
@@ -400,11 +523,19 @@ def main():
     missing = [s for s in labs.values() if not os.access(os.path.join(KIT, 'build', 'bin', s + '-grade'), os.X_OK)]
     if missing:
         die('build the kit first (make): no grader for %s' % ' '.join(missing))
+    if a.slurm and not shutil.which('sbatch'):
+        die('--slurm needs sbatch on this machine (a Slurm login node)')
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    probe = os.environ.get('XL_CLASS_PROBE', os.path.join(KIT, 'build', 'bin', 'gpu-probe'))
+    env = {k: v for k, v in os.environ.items() if k in ('PATH', 'LANG', 'CUDA_HOME', 'CUDA_VISIBLE_DEVICES',
+                                                       'XL_NO_GPU', 'TERM')}
+    env.update(XL_NO_INSTALL='1', HOME='/nonexistent', TMPDIR='/tmp')
+    if a.task:
+        return run_task(a.task, out, limits, env, lab_info, probe)
     subs, problems = find_submissions(a.submissions, labs, wanted)
     for p in problems:
         print('class: skipped %s' % p, file=sys.stderr)
-    out = os.path.abspath(a.out)
-    os.makedirs(out, exist_ok=True)
     uid0 = sub_uids()
     if not uid0:
         print('class: not root, so submissions run as you: each has its own copy, session and limits, but nothing '
@@ -414,70 +545,18 @@ def main():
     print('class: %d submissions (%d labs), %d to grade, %d graded before%s' % (
         len(subs), len(info), len(todo), len(subs) - len(todo), '' if a.force else ' (--force grades them again)'),
         file=sys.stderr)
-    probe = os.environ.get('XL_CLASS_PROBE', os.path.join(KIT, 'build', 'bin', 'gpu-probe'))
     gpu_at_start = subprocess.run([probe], capture_output=True).returncode == 0
     tpl = make_template(out, uid0)
-    env = {k: v for k, v in os.environ.items() if k in ('PATH', 'LANG', 'CUDA_HOME', 'CUDA_VISIBLE_DEVICES',
-                                                       'XL_NO_GPU', 'TERM')}
-    env.update(XL_NO_INSTALL='1', HOME='/nonexistent', TMPDIR='/tmp')
     jobs = [{'student': student, 'slug': slug, 'path': path, 'out': out, 'tpl': tpl, 'env': dict(env),
              'limits': limits, 'user': (uid0 + i, uid0 + i) if uid0 else None, 'build_seconds': 600}
             for i, (student, slug, path) in enumerate(todo)]
-    tty, t0, stopped = sys.stderr.isatty(), time.monotonic(), ''
-    with concurrent.futures.ThreadPoolExecutor(max_workers=int(a.jobs)) as pool:
-        builds = [pool.submit(build_one, j) for j in jobs]  # builds run ahead; gradings one at a time
-        for i, job in enumerate(jobs):
-            what = '%s lab %s' % (job['student'], job['slug'][:2])
-            progress(i, len(jobs), t0, i, 'building ' + what, tty)
-            built, build_s, build_why = builds[i].result()
-            max_points = info[job['slug']][0]
-            if gpu_at_start and subprocess.run([probe], capture_output=True).returncode != 0:
-                prev = jobs[i - 1] if i else None
-                stopped = ('the GPU failed its check before %s%s; %d submissions left ungraded: fix or reset the '
-                           'GPU, then run again to resume' % (what, ', after %s lab %s' % (
-                               prev['student'], prev['slug'][:2]) if prev else '', len(jobs) - i))
-                for b in builds[i:]:
-                    b.cancel()
-                break
-            progress(i, len(jobs), t0, i, 'grading ' + what, tty)
-            t1 = time.monotonic()
-            if not built and 'ws' not in job:
-                job['ws'], job['log'] = os.path.join(out, 'work', job['student'], job['slug']), os.devnull
-                rec = record_for(job, 'crashed', 'Not graded: the kit ' + build_why, build_s, max_points)
-            elif not built and build_why:
-                rec = record_for(job, 'stopped', 'The build was stopped: it %s.' % build_why, build_s, max_points)
-            elif not built:
-                errs = [l for l in open(job['log'], errors='replace') if 'error' in l.lower()][:20]
-                rec = record_for(job, 'compile', 'Your lab.cu does not compile. The compiler said:\n' + ''.join(errs),
-                                 build_s, max_points)
-            else:
-                os.makedirs(os.path.join(job['ws'], 'results'), exist_ok=True)
-                if job['user']:
-                    os.lchown(os.path.join(job['ws'], 'results'), *job['user'])
-                genv = dict(job['env'], XL_RESULTS_DIR=os.path.join(job['ws'], 'results'), XL_IMPL='student')
-                rc, why = supervise(['build/bin/%s-grade' % job['slug'], '--short-filename'], job['ws'], genv,
-                                    limits, job['user'], job['log'])
-                if why:
-                    rec = record_for(job, 'stopped', 'The grading was stopped: your code %s.' % why,
-                                     time.monotonic() - t1, max_points)
-                elif not os.path.isfile(os.path.join(job['ws'], 'results', 'points.tsv')):
-                    rec = record_for(job, 'crashed', 'The grader stopped without results (exit %s): see the log.' % rc,
-                                     time.monotonic() - t1, max_points)
-                else:
-                    rec = record_for(job, 'graded', '', time.monotonic() - t1, max_points)
-            save(out, job, rec)
-            write_gradebook(out, records(out))
-            shutil.rmtree(job['ws'], ignore_errors=True)
-            try:
-                os.rmdir(os.path.dirname(job['ws']))  # the student's folder, once it is empty
-            except OSError:
-                pass
-            if job['user']:
-                clean_tmp(job['user'][0])
-            progress(i + 1, len(jobs), t0, i + 1, '%s: %d/%d %s' % (what, rec['points'], rec['max'], rec['status']),
-                     tty, final=True)
-    if tty:
-        sys.stderr.write('\n')
+    t0 = time.monotonic()
+    if not jobs:
+        stopped = ''
+    elif a.slurm:
+        stopped = grade_on_slurm(jobs, a, out, a.slurm_args.split())
+    else:
+        stopped = grade_here(jobs, info, probe, gpu_at_start, int(a.jobs))
     recs = [r for r in records(out) if (r['student'], r['lab']) in {(s[0], s[1]) for s in subs}]
     write_gradebook(out, records(out))
     lines = summary(recs) + ([('stopped: ' + stopped)] if stopped else [])

@@ -115,4 +115,35 @@ if classrun first; then
 else
     bad "class: class.py failed (log: $LOG/class-first.log)"; tail -5 "$LOG/class-first.log" | sed 's/^/        /'
 fi
+
+echo "-- grading a class on Slurm (a single-node cluster started here, no GPU): job array, merge, resume"
+if [ "$(id -u)" != 0 ] || ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+    skipped "slurm: needs root and Debian's slurm-wlm and munge (sudo apt-get install slurm-wlm munge)"
+elif ! grader/scripts/slurm-local.sh start "$cls/slurm" >"$LOG/slurm-start.log" 2>&1; then
+    bad "slurm: the single-node cluster did not start ($(tail -1 "$LOG/slurm-start.log"))"
+else
+    ok "slurm: $(tail -1 "$LOG/slurm-start.log")"
+    small=$cls/small
+    mkdir -p "$small"
+    cp -r "$subs/ref01" "$subs/skel_01.cu" "$subs/broken_01.cu" "$subs/mut-fit-unweighted-lab01.cu" "$small/"
+    # slurmrun NAME ARGS... - the class of $small graded through sbatch into $cls/sl-out
+    slurmrun() {
+        local name=$1; shift
+        SLURM_CONF=$cls/slurm/slurm.conf python3 grader/scripts/class.py "$small" --out "$cls/sl-out" --slurm --slurm-args "" \
+            --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/slurm-$name.log" 2>&1
+    }
+    python3 grader/scripts/class.py "$small" --out "$cls/local-out" --timeout $tmo --mem 2G --disk 256M >"$LOG/slurm-local-run.log" 2>&1
+    if slurmrun first && grep -q "sbatch --wait .*--array=0-3 " "$LOG/slurm-first.log" && [ "$(ls "$cls/sl-out/slurm/"task-*.log | wc -l)" = 4 ]; then
+        ok "slurm: one sbatch job array of 4 tasks, one per submission, each with its log"
+        if diff <(cut -d, -f1-5 "$cls/local-out/gradebook.csv") <(cut -d, -f1-5 "$cls/sl-out/gradebook.csv") >"$LOG/slurm-diff.log"; then
+            ok "slurm: the merged gradebook has the same points and status as grading here"
+        else bad "slurm: the gradebook differs from grading here (diff: $LOG/slurm-diff.log)"; fi
+        rm -rf "$cls/sl-out/results/skel" "$cls/sl-out/results/broken"
+        if slurmrun resume && grep -q "2 to grade, 2 graded before" "$LOG/slurm-resume.log" && grep -q "array=0-1 " "$LOG/slurm-resume.log" &&
+            diff <(cut -d, -f1-5 "$cls/local-out/gradebook.csv") <(cut -d, -f1-5 "$cls/sl-out/gradebook.csv") >/dev/null; then
+            ok "slurm: run again after losing 2 results, an array of 2 tasks grades just those, merged into the same gradebook"
+        else bad "slurm: the resume (log: $LOG/slurm-resume.log)"; fi
+    else bad "slurm: the job array (log: $LOG/slurm-first.log)"; tail -5 "$LOG/slurm-first.log" | sed 's/^/        /'; fi
+    grader/scripts/slurm-local.sh stop "$cls/slurm" >/dev/null 2>&1 || bad "slurm: the cluster did not stop"
+fi
 rm -rf "$cls"
