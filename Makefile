@@ -125,7 +125,7 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability help clean
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -185,6 +185,11 @@ class: all
 	 $(if $(wildcard grader/scripts/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
 	 python3 grader/scripts/class.py "$(SUBS)" $(ARGS)
 
+# make stability LAB=NN [N=50]: grade the reference N times; pass rate and each timing ratio's margin
+stability: all
+	@$(if $(LAB),,echo "make stability: say which lab, e.g. make stability LAB=01 N=50"; exit 2;) \
+	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50)
+
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:
 	@$(if $(wildcard solutions),,echo "make handout: this is a student tree already (no solutions/)"; exit 2;) \
@@ -203,6 +208,7 @@ help:
 	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"
 	@echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"
 	@echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"
+	@echo "  make stability LAB=NN N=50  grade the reference N times: pass rate, each threshold's margin"
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 

@@ -13,7 +13,7 @@ staff_only() {
     solutions/* | grader/mutants/* | grader/hidden/* | grader/gradescope/* | grader/hostile/* | .ci/*) return 0 ;;
     grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
     grader/scripts/leakcheck.py | grader/scripts/class.py | grader/scripts/test-class.sh) return 0 ;;
-    grader/scripts/slurm-local.sh) return 0 ;;
+    grader/scripts/slurm-local.sh | grader/scripts/stability.py) return 0 ;;
     esac
     return 1
 }

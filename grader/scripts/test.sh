@@ -248,6 +248,22 @@ fi
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
 elif [ -f grader/scripts/test-class.sh ]; then . grader/scripts/test-class.sh; fi
 
+echo "-- make stability: the reference graded again and again, each threshold's margin"
+if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course staff; a student tree does not have it"; else
+    if make -s stability LAB=01 N=2 >"$LOG/stability.log" 2>&1 && grep -q "full points in 2 of 2 runs" "$LOG/stability.log" &&
+        [ -s build/stability/01-pageable-copy.txt ]; then
+        ok "stability: lab 01, 2 runs: $(grep -m1 'full points' "$LOG/stability.log")"
+    else bad "stability: make stability LAB=01 N=2 (log: $LOG/stability.log)"; fi
+    # the margins, from a ratio log of known figures: (median - need) / sd, or (need - median) / sd for "at most"
+    printf 'a (need >= 0.85)\t1\t1.00\t0.85\t1\na (need >= 0.85)\t1\t0.98\t0.85\t1\na (need >= 0.85)\t1\t1.02\t0.85\t1\na (need >= 0.85)\t2\t0.99\t0.85\t1\nb (need <= 150)\t1\t3\t150\t0\nb (need <= 150)\t1\t5\t150\t0\nc (need >= 0.95)\t1\t1.00\t0.95\t1\nc (need >= 0.95)\t1\t0.96\t0.95\t1\n' >"$LOG/ratios.tsv"
+    python3 grader/scripts/stability.py --from-log "$LOG/ratios.tsv" >"$LOG/stability-model.log" 2>&1
+    if grep -q "^a (need >= 0.85): .*median 1.000, .*sd 0.020; margin 7.5 spreads; a second try in 1 runs" "$LOG/stability-model.log" &&
+        grep -q "^b (need <= 150): .*margin 103.2 spreads" "$LOG/stability-model.log" &&
+        grep -q "^c (need >= 0.95): .*margin 1.1 spreads: UNDER 3" "$LOG/stability-model.log"; then
+        ok "stability: margins in spreads, both kinds of threshold, retries counted, a margin under 3 flagged"
+    else bad "stability: the margins from a known log (log: $LOG/stability-model.log)"; fi
+fi
+
 echo "-- charts from the committed reference data"
 if command -v gnuplot >/dev/null 2>&1; then
     if XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT=$LOG/plots grader/scripts/plots.sh >"$LOG/plots.log" 2>&1; then

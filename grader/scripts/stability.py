@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""stability.py NN [RUNS] - grades lab NN's reference RUNS times (default 50) and reports how often it got full
+points and, for every timing ratio its grader checks, the spread of the first measurement against the threshold
+(make stability LAB=NN N=RUNS). Course staff only.
+
+The margin of a check is (median - threshold) / standard deviation (the other way round for an "at most"
+check): under 3 the threshold is too close to what the reference does on this machine, and the report says so.
+Writes build/stability/NN-slug.txt (the report) and NN-slug.tsv (every measurement). --from-log FILE reports on
+a ratio log instead of grading (for testing). Exit 0, or 2 on bad arguments or a grader that gave no results.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+
+
+def report(rows, runs, full, where):
+    """the report's lines from ratio rows (run, what, attempt, ratio, need, at_least)"""
+    lines = ['%s: full points in %d of %d runs of the reference' % (where, full, runs) if runs else where]
+    checks = {}
+    for run, what, attempt, ratio, need, at_least in rows:
+        c = checks.setdefault(what, {'first': [], 'retried': set(), 'need': need, 'at_least': at_least})
+        if attempt == 1:
+            c['first'].append(ratio)
+        else:
+            c['retried'].add(run)
+    if not checks:
+        lines.append('no timing ratios were measured (they need a GPU)')
+    for what, c in sorted(checks.items()):
+        v = c['first']
+        med = statistics.median(v)
+        sd = statistics.stdev(v) if len(v) > 1 else 0.0
+        gap = (med - c['need']) if c['at_least'] else (c['need'] - med)
+        margin = gap / sd if sd > 0 else float('inf')
+        verdict = 'margin %.1f spreads' % margin if sd > 0 else 'no spread measured'
+        if sd > 0 and margin < 3:
+            verdict += ': UNDER 3, move this threshold or say why not'
+        lines.append('%s: need %s %.3g; %d first measurements, median %.3f, min %.3f, max %.3f, sd %.3f; %s; '
+                     'a second try in %d runs' % (what, '>=' if c['at_least'] else '<=', c['need'], len(v), med,
+                                                 min(v), max(v), sd, verdict, len(c['retried'])))
+    return lines
+
+
+def read_log(path, run):
+    """ratio rows of one log file"""
+    rows = []
+    for line in open(path):
+        f = line.rstrip('\n').split('\t')
+        if len(f) == 5:
+            rows.append((run, f[0], int(f[1]), float(f[2]), float(f[3]), f[4] == '1'))
+    return rows
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == '--from-log':
+        print('\n'.join(report(read_log(args[1], 1), 0, 0, 'from ' + args[1])))
+        return 0
+    if not 1 <= len(args) <= 2 or not args[0].isdigit() or (len(args) == 2 and not args[1].isdigit()):
+        print('usage: stability.py NN [RUNS]', file=sys.stderr)
+        return 2
+    runs = int(args[1]) if len(args) == 2 else 50
+    slugs = [d for d in sorted(os.listdir(os.path.join(KIT, 'labs'))) if d.startswith(args[0].zfill(2) + '-')]
+    grader = os.path.join(KIT, 'build', 'bin', '%s-grade-solution' % slugs[0]) if slugs else ''
+    if not slugs or not os.access(grader, os.X_OK) or not 1 <= runs <= 1000:
+        print('stability: no lab %s with a built reference grader (make), or RUNS not 1 to 1000' % args[0],
+              file=sys.stderr)
+        return 2
+    out = os.path.join(KIT, 'build', 'stability')
+    os.makedirs(out, exist_ok=True)
+    rows, full = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(1, runs + 1):
+            log, res = os.path.join(tmp, 'ratios-%d.tsv' % i), os.path.join(tmp, 'run-%d' % i)
+            os.makedirs(res)
+            env = dict(os.environ, XL_RATIO_LOG=log, XL_RESULTS_DIR=res, XL_IMPL='solution')
+            subprocess.run([grader, '--short-filename'], env=env, capture_output=True)
+            tsv = os.path.join(res, 'points.tsv')
+            if not os.path.isfile(tsv):
+                print('stability: run %d of %s gave no results' % (i, slugs[0]), file=sys.stderr)
+                return 2
+            got = [l.split('\t') for l in open(tsv).read().splitlines()[1:]]
+            graded = [g for g in got if g[3] != 'skipped']
+            full += all(g[1] == g[2] for g in graded)
+            rows += read_log(log, i) if os.path.isfile(log) else []
+            if sys.stderr.isatty():
+                sys.stderr.write('\rstability: %s, run %d of %d' % (slugs[0], i, runs))
+    if sys.stderr.isatty():
+        sys.stderr.write('\n')
+    skipped = sum(1 for g in got if g[3] == 'skipped')
+    lines = report(rows, runs, full, 'lab %s%s' % (slugs[0], ' (%d tests skipped: no GPU)' % skipped if skipped else ''))
+    open(os.path.join(out, slugs[0] + '.txt'), 'w').write('\n'.join(lines) + '\n')
+    with open(os.path.join(out, slugs[0] + '.tsv'), 'w') as f:
+        f.write('run\tcheck\tattempt\tratio\tneed\tat_least\n')
+        for r in rows:
+            f.write('%d\t%s\t%d\t%.6g\t%.6g\t%d\n' % (r[0], r[1], r[2], r[3], r[4], r[5]))
+    print('\n'.join(lines))
+    print('stability: %s and .tsv' % os.path.join(out, slugs[0] + '.txt'))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
