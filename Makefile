@@ -125,7 +125,7 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom help clean
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -190,6 +190,12 @@ stability: all
 	@$(if $(LAB),,echo "make stability: say which lab, e.g. make stability LAB=01 N=50"; exit 2;) \
 	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50)
 
+# make classroom LAB=NN: a GitHub Classroom workflow for the lab, for a self-hosted GPU runner
+classroom: all
+	@$(if $(call lab_of,$(LAB)),,echo "make classroom: say which lab, e.g. make classroom LAB=01 (labs: $(LABS))"; exit 2;) \
+	 mkdir -p $(B)/classroom && grader/scripts/classroom.sh $(LAB) >$(B)/classroom/$(call lab_of,$(LAB)).yml && \
+	 echo "classroom: $(B)/classroom/$(call lab_of,$(LAB)).yml (put it in the assignment's .github/workflows/)"
+
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:
 	@$(if $(wildcard solutions),,echo "make handout: this is a student tree already (no solutions/)"; exit 2;) \
@@ -209,6 +215,7 @@ help:
 	@echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"
 	@echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"
 	@echo "  make stability LAB=NN N=50  grade the reference N times: pass rate, each threshold's margin"
+	@echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 

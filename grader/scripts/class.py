@@ -5,7 +5,7 @@ SUBMISSIONS holds, per student, either a labs/ tree (SUBMISSIONS/<student>/labs/
 labs) or single files named by student and lab (SUBMISSIONS/<student>_NN.cu, <student>-labNN.cu, ...).
 Each (student, lab) is built and graded in a copy of the kit of its own (OUT/work/), in a process session
 of its own with a time, memory, file-size and disk limit; as root each runs as a user id of its own with
-no account (1700000000 + i), so it cannot touch the kit, OUT or another submission. Between
+no account (from 1700000000, a block per run), so it cannot touch the kit, OUT or another submission. Between
 submissions a GPU that was there at the start is probed again: if it fails, grading stops with a report.
 
 OUT (default build/class) gets results/<student>/<NN-slug>/ (results.json in Gradescope's format,
@@ -32,7 +32,7 @@ import sys
 import time
 
 KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-UID_BASE = 1700000000  # submission i runs as user and group UID_BASE + i: no account, nothing else of its own
+UID_BASE = 1700000000  # submissions run as user and group ids from here, in blocks of 100000 per run: no account
 NAME_OK = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._@+-]*$')
 FILE_FORM = re.compile(r'^(?P<student>.+?)[_.-](?:lab)?(?P<lab>\d\d)(?:-[a-z0-9-]+)?\.cu$')
 
@@ -86,14 +86,22 @@ def find_submissions(root, labs, wanted):
 
 
 def sub_uids():
-    """the first of the user ids submissions run as, one each, unused by any account; None when not root"""
+    """the first of 100000 user ids for this run's submissions, one each: a block no account has and no running
+    process uses (so two class runs at once never share one; the search starts at this process id); None when
+    not root"""
     if os.geteuid() != 0:
         return None
-    taken = {p.pw_uid for p in pwd.getpwall()}
-    base = UID_BASE
-    while any(u in taken for u in range(base, base + 100000)):
-        base += 100000
-    return base
+    used = {p.pw_uid for p in pwd.getpwall()}
+    for d in os.listdir('/proc'):
+        try:
+            used.add(os.stat('/proc/' + d).st_uid) if d.isdigit() else None
+        except OSError:
+            pass
+    for k in range(1000):
+        base = UID_BASE + ((os.getpid() + k) % 1000) * 100000
+        if not any(base <= u < base + 100000 for u in used):
+            return base
+    die('no free block of user ids from %d' % UID_BASE)
 
 
 def session_pids(sid, uid):

@@ -13,11 +13,11 @@ staff_only() {
     solutions/* | grader/mutants/* | grader/hidden/* | grader/gradescope/* | grader/hostile/* | .ci/*) return 0 ;;
     grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
     grader/scripts/leakcheck.py | grader/scripts/class.py | grader/scripts/test-class.sh) return 0 ;;
-    grader/scripts/slurm-local.sh | grader/scripts/stability.py) return 0 ;;
+    grader/scripts/slurm-local.sh | grader/scripts/stability.py | grader/scripts/classroom.sh) return 0 ;;
     esac
     return 1
 }
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then files=$(git ls-files)
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then files=$(git ls-files --cached --others --exclude-standard)
 else files=$(find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||'); fi
 rm -rf "$tree" && mkdir -p "$tree"
 n=0

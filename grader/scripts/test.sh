@@ -241,6 +241,32 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             (cd "$ht" && XL_NO_INSTALL=1 make grade LAB=01) >"$LOG/handout-grade.log" 2>&1
             if grep -q "^lab 01 " "$LOG/handout-grade.log"; then ok "handout: make grade LAB=01 grades the skeleton: $(grep '^lab 01 ' "$LOG/handout-grade.log" | tail -1)"
             else bad "handout: make grade LAB=01 gave no score (log: $LOG/handout-grade.log)"; fi
+            # GitHub Classroom: the workflow's steps, run in the student tree on the reference's lab.cu
+            if make -s classroom LAB=01 >"$LOG/classroom.log" 2>&1 && python3 - "$B/classroom/01-pageable-copy.yml" "$(XL_POINTS_TABLE=1 $B/bin/01-pageable-copy-grade | sed -n 's/^| \*\*total\*\* | \*\*\([0-9]*\)\*\*.*/\1/p')" <<'PY' >>"$LOG/classroom.log" 2>&1
+import sys
+try:
+    import yaml
+except ImportError:  # no PyYAML: the workflow's structure is not checked
+    sys.exit(0)
+w = yaml.safe_load(open(sys.argv[1]))
+steps = w['jobs']['run-autograding-tests']['steps']
+graders = [s for s in steps if s.get('uses', '').startswith('classroom-resources/autograding-command-grader')]
+reporter = [s for s in steps if s.get('uses', '').startswith('classroom-resources/autograding-grading-reporter')][0]
+assert sum(int(s['with']['max-score']) for s in graders) == int(sys.argv[2]), 'points'
+assert reporter['with']['runners'].split(',') == [s['id'] for s in graders], 'runners'
+assert all(reporter['env'][s['id'].upper() + '_RESULTS'] == '${{steps.%s.outputs.result}}' % s['id'] for s in graders)
+assert 'self-hosted' in w['jobs']['run-autograding-tests']['runs-on'] and 'gpu' in w['jobs']['run-autograding-tests']['runs-on']
+PY
+            then ok "classroom: make classroom LAB=01 writes a valid workflow, one graded step per test, $(grep -c 'max-score' "$B/classroom/01-pageable-copy.yml") steps adding up to the grader's total"
+            else bad "classroom: the workflow (log: $LOG/classroom.log)"; fi
+            cp solutions/01-*/lab.cu "$ht/labs/01-pageable-copy/lab.cu"
+            (cd "$ht" && XL_NO_INSTALL=1 make grade LAB=01) >>"$LOG/classroom.log" 2>&1
+            if (cd "$ht" && grader/scripts/passed.sh 01 fit.synthetic) >>"$LOG/classroom.log" 2>&1 &&
+                ! (cd "$ht" && grader/scripts/passed.sh 01 no.such_test) >>"$LOG/classroom.log" 2>&1 &&
+                { [ $gpu_rc -eq 0 ] || ! (cd "$ht" && grader/scripts/passed.sh 01 timer.waits_for_gpu) >>"$LOG/classroom.log" 2>&1; }; then
+                ok "classroom: in the student tree a step passes for a test the grading passed, fails for a skipped or unknown one"
+            else bad "classroom: passed.sh in the student tree (log: $LOG/classroom.log)"; fi
+            cp labs/01-*/lab.cu "$ht/labs/01-pageable-copy/lab.cu"
         else bad "handout: does not build (log: $LOG/handout-build.log)"; fi
     else bad "handout: make handout failed (log: $LOG/handout.log)"; fi
 fi
