@@ -116,6 +116,26 @@ else
     bad "class: class.py failed (log: $LOG/class-first.log)"; tail -5 "$LOG/class-first.log" | sed 's/^/        /'
 fi
 
+# two class runs at once on this machine (two labs, two GPUs): neither may touch the other's submissions
+if [ -d "$subs/ref01" ]; then
+    for k in 1 2; do
+        mkdir -p "$cls/twin$k" && cp -r "$subs/ref01" "$cls/twin$k/" && cp "$subs/hostile-memory_01.cu" "$subs/hostile-hang_01.cu" "$cls/twin$k/"
+    done
+    for k in 1 2; do
+        python3 grader/scripts/class.py "$cls/twin$k" --out "$cls/twin-out$k" --timeout $tmo --mem 2G --disk 256M >"$LOG/class-twin$k.log" 2>&1 &
+    done
+    wait
+    read -r p1 s1 <<<"$(awk -F, '$1 == "ref01" { print $3, $5 }' "$cls/twin-out1/gradebook.csv" 2>/dev/null)"
+    read -r p2 s2 <<<"$(awk -F, '$1 == "ref01" { print $3, $5 }' "$cls/twin-out2/gradebook.csv" 2>/dev/null)"
+    m1=$(awk -F, '$1 == "hostile-memory" { print $5 }' "$cls/twin-out1/gradebook.csv" 2>/dev/null)
+    m2=$(awk -F, '$1 == "hostile-memory" { print $5 }' "$cls/twin-out2/gradebook.csv" 2>/dev/null)
+    h1=$(awk -F, '$1 == "hostile-hang" { print $5 }' "$cls/twin-out1/gradebook.csv" 2>/dev/null)
+    h2=$(awk -F, '$1 == "hostile-hang" { print $5 }' "$cls/twin-out2/gradebook.csv" 2>/dev/null)
+    if [ "$s1 $s2 $m1 $m2 $h1 $h2" = "graded graded stopped stopped stopped stopped" ] && [ "$p1" = "$p2" ]; then
+        ok "class: two runs at once each grade their own (reference $p1 points in both; each hang and memory hog stopped by its own run)"
+    else bad "class: two runs at once: reference $p1 $s1 / $p2 $s2, memory hog $m1 / $m2, hang $h1 / $h2 (logs: $LOG/class-twin1.log, twin2)"; fi
+fi
+
 echo "-- grading a class on Slurm (a single-node cluster started here, no GPU): job array, merge, resume"
 if [ "$(id -u)" != 0 ] || ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
     skipped "slurm: needs root and Debian's slurm-wlm and munge (sudo apt-get install slurm-wlm munge)"
