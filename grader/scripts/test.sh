@@ -290,6 +290,18 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
     else bad "stability: the margins from a known log (log: $LOG/stability-model.log)"; fi
 fi
 
+echo "-- docs: links, charts and quoted commands resolve"
+if [ ! -f grader/scripts/doccheck.py ]; then skipped "docs: for course staff; a student tree does not have the check"; else
+    if python3 grader/scripts/doccheck.py >"$LOG/doccheck.log" 2>&1; then
+        ok "docs: every link, chart, make target, program and kit path in README.md, docs/ and the handouts resolves"
+    else bad "docs: what the Markdown names is not there:"; sed 's/^/        /' "$LOG/doccheck.log" | head -10; fi
+    # the check can fail: a page with one of each mistake
+    printf '[a](../../labs/07-none/README.md) ![b](../../build/plots/09-none-h100.svg) `make grades` `build/bin/01-x-grade` `grader/scripts/none.sh`\n' >"$LOG/doccheck-planted.md"
+    n=$(python3 grader/scripts/doccheck.py "$LOG/doccheck-planted.md" | wc -l)
+    [ "$n" = 5 ] && ok "docs: a page with a bad link, chart, target, program and path gets 5 findings" ||
+        bad "docs: the planted page got $n findings, not 5"
+fi
+
 echo "-- charts from the committed reference data"
 if command -v gnuplot >/dev/null 2>&1; then
     if XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT=$LOG/plots grader/scripts/plots.sh >"$LOG/plots.log" 2>&1; then

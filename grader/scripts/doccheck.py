@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""doccheck.py [FILE.md ...] - the kit's Markdown says only what is there (make test). Course staff.
+
+For README.md, docs/*.md and every labs/*/README.md (or the files named): every relative link and image must
+resolve (a chart under build/plots/ must be one that make plots draws: its plots/NN-name.gp and its
+refdata/<lab>/<machine>.csv exist); every `make TARGET` quoted in code must name a target of the Makefile;
+every quoted path of the kit's own (grader/, common/, labs/, plots/, refdata/, docs/, build/bin/) must exist or,
+for build/bin/ programs, be one the Makefile builds (placeholders such as NN and slug, and grader/hidden/, which an
+instructor creates, are let through). One line per problem; exit 1 if any, else 0.
+"""
+import glob
+import os
+import re
+import sys
+
+KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+LINK = re.compile(r'!?\[[^\]]*\]\(([^)\s]+)\)')
+CODE = re.compile(r'`([^`\n]+)`')
+FENCE = re.compile(r'^```[^\n]*\n(.*?)^```', re.S | re.M)
+KIT_PATH = re.compile(r'(?<![\w./-])((?:grader|common|labs|plots|refdata|docs|solutions|build/bin)/[\w./*-]+)')
+
+
+def make_targets():
+    """the Makefile's targets (its .PHONY list and rule names)"""
+    text = open(os.path.join(KIT, 'Makefile')).read()
+    targets = set()
+    for m in re.finditer(r'^\.PHONY:(.*)$', text, re.M):
+        targets.update(m.group(1).split())
+    targets.update(re.findall(r'^([a-z][\w-]*):', text, re.M))
+    return targets
+
+
+def programs():
+    """names of the programs the Makefile builds into build/bin/"""
+    labs = [os.path.basename(d) for d in glob.glob(os.path.join(KIT, 'labs', '[0-9][0-9]-*')) if
+            os.path.isfile(os.path.join(d, 'lab.cu'))]
+    names = {'gpu-probe', 'grade-selftest'}
+    names.update('unit-' + os.path.basename(f)[:-2] for f in glob.glob(os.path.join(KIT, 'common', 'test', '*.c')))
+    for lab in labs:
+        names.update(lab + s for s in ('-explore', '-explore-solution', '-grade', '-grade-solution'))
+        names.update('%s-mutant-%s' % (lab, os.path.basename(m)[:-3])
+                     for m in glob.glob(os.path.join(KIT, 'grader', 'mutants', lab, '*.cu')))
+    return names
+
+
+def chart_ok(rel):
+    """build/plots/NN-name-machine.svg|png is drawn by make plots from what is committed"""
+    m = re.match(r'build/plots/((\d\d)-[\w-]+?)-(\w+)\.(svg|png)$', rel)
+    if not m:
+        return False
+    lab = glob.glob(os.path.join(KIT, 'refdata', m.group(2) + '-*'))
+    return (os.path.isfile(os.path.join(KIT, 'plots', m.group(1) + '.gp')) and bool(lab) and
+            os.path.isfile(os.path.join(lab[0], m.group(3) + '.csv')))
+
+
+def check(path, targets, progs):
+    """problems in one Markdown file"""
+    text = open(path, encoding='utf-8').read()
+    where = os.path.relpath(path, KIT)
+    here = os.path.dirname(path)
+    problems = []
+    for link in LINK.findall(text):
+        if re.match(r'^[a-z]+:', link) or link.startswith('#'):
+            continue
+        target = os.path.normpath(os.path.join(here, link.split('#')[0]))
+        rel = os.path.relpath(target, KIT)
+        if rel.startswith('build/plots/'):
+            if not chart_ok(rel):
+                problems.append('%s: chart %s is not one that make plots draws' % (where, rel))
+        elif not os.path.exists(target):
+            problems.append('%s: link to %s, which does not exist' % (where, rel))
+    code = CODE.findall(text) + [l for block in FENCE.findall(text) for l in block.splitlines()]
+    for c in code:
+        for m in re.finditer(r'(?:^|[;&|(]\s*)make\s+([a-z][\w-]*)', c):
+            if m.group(1) not in targets:
+                problems.append('%s: `%s` names no make target %s' % (where, c.strip(), m.group(1)))
+        for p in KIT_PATH.findall(c):
+            p = p.rstrip('.,:;)')
+            if p.startswith('build/bin/'):
+                name = p[len('build/bin/'):]
+                if '*' not in name and 'NN' not in name and name not in progs:
+                    problems.append('%s: `%s`: the Makefile builds no program %s' % (where, c.strip(), name))
+            elif not any(w in p for w in ('NN', '*', '<', 'slug', 'DIR', 'FILE', 'grader/hidden/')) and \
+                    not os.path.exists(os.path.join(KIT, p)):
+                problems.append('%s: `%s` names %s, which does not exist' % (where, c.strip(), p))
+    return problems
+
+
+def main():
+    files = sys.argv[1:] or ([os.path.join(KIT, 'README.md')] + sorted(glob.glob(os.path.join(KIT, 'docs', '*.md'))) +
+                             sorted(glob.glob(os.path.join(KIT, 'labs', '*', 'README.md'))))
+    targets, progs = make_targets(), programs()
+    problems = [p for f in files for p in check(f, targets, progs)]
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
