@@ -125,7 +125,7 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs help clean
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -196,6 +196,10 @@ classroom: all
 	 mkdir -p $(B)/classroom && grader/scripts/classroom.sh $(LAB) >$(B)/classroom/$(call lab_of,$(LAB)).yml && \
 	 echo "classroom: $(B)/classroom/$(call lab_of,$(LAB)).yml (put it in the assignment's .github/workflows/)"
 
+# make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
+docs: all
+	@XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh >/dev/null && grader/scripts/docs.sh
+
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:
 	@$(if $(wildcard solutions),,echo "make handout: this is a student tree already (no solutions/)"; exit 2;) \
@@ -209,6 +213,7 @@ help:
 	@echo "  make run LAB=01   your explorer: your own figures as a table (ARGS=\"--help\")"
 	@echo "  make grade        grade your labs (LAB=01 for one, IMPL=solution for the reference)"
 	@echo "  make plots        every chart into build/plots/ (SVG and PNG)"
+	@echo "  make docs         every handout and guide as HTML and PDF into build/docs/ (pandoc, weasyprint)"
 	@echo "  make doctor       check nvcc, driver, GPU, Criterion, gnuplot; print the fixes"
 	@echo "  make bundle       pack the Criterion runtime for a GPU host without packages"
 	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"

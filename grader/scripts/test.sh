@@ -318,5 +318,21 @@ else
     skipped "charts: gnuplot is not installed"
 fi
 
+echo "-- docs rendered (make docs): every page as HTML and PDF, charts embedded, links between pages kept"
+if ! command -v pandoc >/dev/null 2>&1 || ! command -v weasyprint >/dev/null 2>&1 || ! command -v gnuplot >/dev/null 2>&1; then
+    skipped "docs: needs pandoc, weasyprint and gnuplot (sudo apt-get install pandoc weasyprint gnuplot-nox)"
+elif XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh >"$LOG/docs-plots.log" 2>&1 && grader/scripts/docs.sh >"$LOG/docs.log" 2>&1; then
+    n=0
+    for md in README.md docs/*.md labs/[0-9][0-9]-*/README.md; do
+        case $md in README.md) name=index ;; labs/*) name=$(basename "$(dirname "$md")") ;; *) name=$(basename "$md" .md) ;; esac
+        want=$(grep -o '!\[[^]]*\]([^)]*)' "$md" | wc -l)
+        got=$(grep -o '<img src="data:' "build/docs/$name.html" | wc -l)
+        if [ "$(head -c 4 "build/docs/$name.pdf")" = "%PDF" ] && [ "$got" = "$want" ] && ! grep -q 'href="[^":]*\.md[#"]' "build/docs/$name.html"; then
+            n=$((n + 1))
+        else bad "docs: $name: pdf $(head -c 4 "build/docs/$name.pdf" 2>/dev/null), $got of $want charts embedded, or a link to a .md file left"; fi
+    done
+    ok "docs: $n pages rendered to HTML and PDF with every chart embedded and links between pages rewritten"
+else bad "docs: make docs failed (log: $LOG/docs.log)"; tail -5 "$LOG/docs.log" | sed 's/^/        /'; fi
+
 echo "xferlab: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
