@@ -25,10 +25,14 @@ XL_LAB("03", "nonblocking-sync");
 #define DELAY_NS 10000000ull     /* 10 ms of GPU work ahead of each copy */
 #define OTHER_NS 300000000ull    /* an unrelated 300 ms kernel on another stream */
 #define NARROW_MS 150.0          /* a narrow wait finishes well before that kernel */
-#define WORK_MS 30.0             /* host work and GPU work in the overlap test, each */
+#define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
+#define HOST_WORK_MS 20.0        /* a fetch without a wait reads poison 20 ms early, every time */
 #define OVERLAP_NEED 0.8         /* (H + G - T) / min(H, G): 1 is perfect overlap, 0 none */
-/* Seen for the reference (2026-11-22, H100 and H200): overlap 0.99 to 1.00; lab_fetch 2.1 to 2.2 ms and lab_send
- * 3.5 to 3.9 ms beside the 300 ms kernel. Every wrong wait planted in the mutants scores near 0 or takes >= 300 ms. */
+/* Seen for the reference (2026-11-22, H100 and H200): overlap 0.99 to 1.01 (make stability, 9 gradings on the H100,
+ * 13 on the H200: host 20.0 ms, GPU 40.1 ms, lab_fetch 40.2-40.3 ms); lab_fetch 2.1 to 2.2 ms and lab_send 3.5 to
+ * 3.9 ms beside the 300 ms kernel. Every wrong wait planted in the mutants scores near 0 or takes >= 300 ms. Until
+ * then host and GPU work were 30 ms each, so a fetch without a wait read the result just as the copy ended: the
+ * skeleton got 10 of 45 points in one grading on the H200, and this was the only test a missing wait could pass. */
 
 /* ===== Fetch fixtures ===== */
 
@@ -200,10 +204,10 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
 }
 
 XL_TEST(fetch, overlap, 10, XL_GPU,
-        "lab_fetch runs 30 ms of host work while the GPU works 30 ms: total near 30 ms, not 60", 30)
+        "lab_fetch runs 20 ms of host work while the GPU works 40 ms: total near 40 ms, not 60", 30)
 {
     fetch_run o = {.s = kit_stream()};
-    fetch_setup(&o.f, 1u << 20, (uint64_t)(WORK_MS * 1e6), WORK_MS);
+    fetch_setup(&o.f, 1u << 20, (uint64_t)(GPU_WORK_MS * 1e6), HOST_WORK_MS);
     o.host = lab_fetch_buffer(o.f.bytes);
     cr_assert(o.host != NULL, "lab_fetch_buffer returned NULL");
     xl_ratio_check(measure_overlap, &o, OVERLAP_NEED, 1, "overlap of host work with GPU work (need >= 0.8)");

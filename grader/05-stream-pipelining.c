@@ -13,6 +13,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
 #include "common/timing.h"
@@ -39,7 +40,8 @@ XL_LAB("05", "stream-pipelining");
  * kernels beside a copy 99% to 100%; 0.1 to 0.2 ms beside the 300 ms kernel. One stream, the legacy stream and
  * a wait per chunk lose the speed and trace tests on both. Tried and undone: measuring the link between the
  * timed runs (its own pinned buffers allocated and freed each round); in those gradings the reference's own
- * times spread wider (3.04-3.78 ms against 3.01-3.20 ms) and its efficiency read 0.83 to 1.07. */
+ * times spread wider (3.04-3.78 ms against 3.01-3.20 ms) and its efficiency read 0.83 to 1.07. make stability:
+ * H100 20 gradings 0.86 to 1.18 (margin 3.5 and 3.7 spreads), H200 12 gradings 0.96 to 1.05 (5.7 and 8.4). */
 
 /* ===== Helpers ===== */
 
@@ -227,6 +229,12 @@ static void trace_run(trace_view *v)
 XL_TEST(overlap, copies_both_ways, 10, XL_GPU,
         "traced: copies in and out run at the same time (128 MiB, 16 chunks, 4 streams, depth-first)", 30)
 {
+    xl_gpu_info g;
+    char why[256];
+    if (xl_gpu_probe(&g, why, sizeof why) == 0 && g.copy_engines < 2)
+        cr_skip_test("this GPU has %d copy engine, so a copy in and a copy out cannot run at the same time on it: "
+                     "this test does not apply here",
+                     g.copy_engines);
     trace_view v;
     trace_run(&v);
     double share = v.both_ways_ms / fmin(v.h2d_ms, v.d2h_ms);

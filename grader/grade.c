@@ -89,15 +89,18 @@ void xl_test_complete(const char *suite, const char *name, int needs_gpu)
     }
 }
 
-/* log_ratio - with XL_RATIO_LOG=FILE set, appends "what, attempt, ratio, need, at_least" as a tab-separated line
- * (make stability reads them) */
-static void log_ratio(const char *what, int attempt, double ratio, double need, int at_least)
+/* log_ratio - with XL_RATIO_LOG=FILE set, appends "what, attempt, ratio, need, at_least, figures" as a
+ * tab-separated line (make stability reads them; the figures say what made a ratio low) */
+static void log_ratio(const char *what, int attempt, double ratio, double need, int at_least, const char *figures)
 {
     const char *path = getenv("XL_RATIO_LOG");
     FILE *f = path ? fopen(path, "a") : NULL;
     if (!f)
         return;
-    fprintf(f, "%s\t%d\t%.6g\t%.6g\t%d\n", what, attempt, ratio, need, at_least);
+    fprintf(f, "%s\t%d\t%.6g\t%.6g\t%d\t", what, attempt, ratio, need, at_least);
+    for (const char *c = figures; *c; c++) /* one line per measurement, whatever the figures hold */
+        fputc(*c == '\t' || *c == '\n' ? ' ' : *c, f);
+    fputc('\n', f);
     fclose(f);
 }
 
@@ -108,7 +111,7 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least,
         double ratio = 0;
         figures[0] = '\0';
         measure(ctx, &ratio, figures, sizeof figures);
-        log_ratio(what, attempt, ratio, need, at_least);
+        log_ratio(what, attempt, ratio, need, at_least, figures);
         if (at_least ? ratio >= need : ratio <= need) {
             xl_note("%s (attempt %d): %s", what, attempt, figures);
             return;

@@ -5,6 +5,7 @@
  * ran to its end, whatever the code under test does (exit, _exit, abort, crash, hang).
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -63,4 +64,31 @@ XL_TEST(model, needs_gpu, 5, XL_GPU, "a GPU test without a GPU is skipped with a
 XL_TEST_SHOWN(model, hidden, 1, XL_CPU, "hidden", "a hidden test counts, marked hidden for Gradescope", 5)
 {
     cr_assert(1 + 1 == 2);
+}
+
+/* rising - a measurement that reads 0.5 the first time and 0.9 after (figures with a tab and a newline in them) */
+static void rising(void *ctx, double *ratio, char *figures, size_t len)
+{
+    int *calls = ctx;
+    *ratio = (*calls)++ ? 0.9 : 0.5;
+    snprintf(figures, len, "call\t%d\nof rising", *calls);
+}
+
+/* low - a measurement that always reads 0.5 */
+static void low(void *ctx, double *ratio, char *figures, size_t len)
+{
+    (void)ctx;
+    *ratio = 0.5;
+    snprintf(figures, len, "always 0.5");
+}
+
+XL_TEST(model, ratio_retry, 2, XL_CPU, "a ratio below its threshold is measured again; the second passes", 5)
+{
+    int calls = 0;
+    xl_ratio_check(rising, &calls, 0.8, 1, "rising (need >= 0.8)");
+}
+
+XL_TEST(model, ratio_low, 1, XL_CPU, "a ratio below its threshold in 3 fresh measurements fails", 5)
+{
+    xl_ratio_check(low, NULL, 0.8, 1, "low (need >= 0.8)");
 }

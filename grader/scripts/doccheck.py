@@ -6,7 +6,9 @@ resolve (a chart under build/plots/ must be one that make plots draws: its plots
 refdata/<lab>/<machine>.csv exist); every `make TARGET` quoted in code must name a target of the Makefile;
 every quoted path of the kit's own (grader/, common/, labs/, plots/, refdata/, docs/, build/bin/) must exist or,
 for build/bin/ programs, be one the Makefile builds (placeholders such as NN and slug, and grader/hidden/, which an
-instructor creates, are let through). One line per problem; exit 1 if any, else 0.
+instructor creates, are let through); a lab's handout (a page titled "# Lab ...") must have the common shape: what
+you will learn, background, tasks, how it is graded, figures measured on the H100 and H200, questions, further
+reading, in that order. One line per problem; exit 1 if any, else 0.
 """
 import glob
 import os
@@ -53,12 +55,33 @@ def chart_ok(rel):
             os.path.isfile(os.path.join(lab[0], m.group(3) + '.csv')))
 
 
+SHAPE = ['What you will learn', 'Background', 'Tasks', 'How it is graded', 'Figures measured on the H100 and H200',
+         'Questions', 'Further reading']
+
+
+def shape(text, where):
+    """problems with a handout's shape (a page whose title starts "# Lab "): SHAPE's sections, in that order; other
+    sections may sit between them"""
+    if not text.startswith('# Lab '):
+        return []
+    heads = re.findall(r'^## (.+?)\s*$', text, re.M)
+    problems, last = [], -1
+    for want in SHAPE:
+        if want not in heads:
+            problems.append('%s: a handout needs a section "## %s"' % (where, want))
+        elif heads.index(want) < last:
+            problems.append('%s: "## %s" comes too early (order: %s)' % (where, want, ', '.join(SHAPE)))
+        else:
+            last = heads.index(want)
+    return problems
+
+
 def check(path, targets, progs):
     """problems in one Markdown file"""
     text = open(path, encoding='utf-8').read()
     where = os.path.relpath(path, KIT)
     here = os.path.dirname(path)
-    problems = []
+    problems = shape(text, where)
     for link in LINK.findall(text):
         if re.match(r'^[a-z]+:', link) or link.startswith('#'):
             continue

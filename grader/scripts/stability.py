@@ -5,7 +5,8 @@ points and, for every timing ratio its grader checks, the spread of the first me
 
 The margin of a check is (median - threshold) / standard deviation (the other way round for an "at most"
 check): under 3 the threshold is too close to what the reference does on this machine, and the report says so.
-Writes build/stability/NN-slug.txt (the report) and NN-slug.tsv (every measurement). --from-log FILE reports on
+Writes build/stability/NN-slug.txt (the report) and NN-slug.tsv (every measurement). --minutes M stops after the
+run that ends past M minutes (at least one run; the report says how many were made). --from-log FILE reports on
 a ratio log instead of grading (for testing). Exit 0, or 2 on bad arguments or a grader that gave no results.
 """
 import os
@@ -13,15 +14,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
 
 def report(rows, runs, full, where):
-    """the report's lines from ratio rows (run, what, attempt, ratio, need, at_least)"""
+    """the report's lines from ratio rows (run, what, attempt, ratio, need, at_least, figures)"""
     lines = ['%s: full points in %d of %d runs of the reference' % (where, full, runs) if runs else where]
     checks = {}
-    for run, what, attempt, ratio, need, at_least in rows:
+    for run, what, attempt, ratio, need, at_least, _ in rows:
         c = checks.setdefault(what, {'first': [], 'retried': set(), 'need': need, 'at_least': at_least})
         if attempt == 1:
             c['first'].append(ratio)
@@ -49,8 +51,8 @@ def read_log(path, run):
     rows = []
     for line in open(path):
         f = line.rstrip('\n').split('\t')
-        if len(f) == 5:
-            rows.append((run, f[0], int(f[1]), float(f[2]), float(f[3]), f[4] == '1'))
+        if len(f) in (5, 6):
+            rows.append((run, f[0], int(f[1]), float(f[2]), float(f[3]), f[4] == '1', f[5] if len(f) == 6 else ''))
     return rows
 
 
@@ -59,10 +61,20 @@ def main():
     if len(args) == 2 and args[0] == '--from-log':
         print('\n'.join(report(read_log(args[1], 1), 0, 0, 'from ' + args[1])))
         return 0
-    if not 1 <= len(args) <= 2 or not args[0].isdigit() or (len(args) == 2 and not args[1].isdigit()):
-        print('usage: stability.py NN [RUNS]', file=sys.stderr)
+    minutes = None
+    if len(args) >= 2 and args[-2] == '--minutes':
+        try:
+            minutes = float(args[-1])
+        except ValueError:
+            minutes = -1.0
+        args = args[:-2]
+    if not 1 <= len(args) <= 2 or not args[0].isdigit() or (len(args) == 2 and not args[1].isdigit()) or \
+            (minutes is not None and not 0 <= minutes <= 10000):
+        print('usage: stability.py NN [RUNS] [--minutes M]  (M a number of minutes, 0 or more)', file=sys.stderr)
         return 2
     runs = int(args[1]) if len(args) == 2 else 50
+    deadline = time.monotonic() + minutes * 60 if minutes is not None else None
+    asked = runs
     slugs = [d for d in sorted(os.listdir(os.path.join(KIT, 'labs'))) if d.startswith(args[0].zfill(2) + '-')]
     grader = os.path.join(KIT, 'build', 'bin', '%s-grade-solution' % slugs[0]) if slugs else ''
     if not slugs or not os.access(grader, os.X_OK) or not 1 <= runs <= 1000:
@@ -88,15 +100,21 @@ def main():
             rows += read_log(log, i) if os.path.isfile(log) else []
             if sys.stderr.isatty():
                 sys.stderr.write('\rstability: %s, run %d of %d' % (slugs[0], i, runs))
+            if deadline is not None and time.monotonic() > deadline and i < runs:
+                runs = i
+                break
     if sys.stderr.isatty():
         sys.stderr.write('\n')
     skipped = sum(1 for g in got if g[3] == 'skipped')
-    lines = report(rows, runs, full, 'lab %s%s' % (slugs[0], ' (%d tests skipped: no GPU)' % skipped if skipped else ''))
+    where = 'lab %s%s' % (slugs[0], ' (%d tests skipped: no GPU)' % skipped if skipped else '')
+    if runs < asked:
+        where += ' (stopped at the %g-minute limit: %d of the %d runs asked)' % (minutes, runs, asked)
+    lines = report(rows, runs, full, where)
     open(os.path.join(out, slugs[0] + '.txt'), 'w').write('\n'.join(lines) + '\n')
     with open(os.path.join(out, slugs[0] + '.tsv'), 'w') as f:
-        f.write('run\tcheck\tattempt\tratio\tneed\tat_least\n')
+        f.write('run\tcheck\tattempt\tratio\tneed\tat_least\tfigures\n')
         for r in rows:
-            f.write('%d\t%s\t%d\t%.6g\t%.6g\t%d\n' % (r[0], r[1], r[2], r[3], r[4], r[5]))
+            f.write('%d\t%s\t%d\t%.6g\t%.6g\t%d\t%s\n' % r)
     print('\n'.join(lines))
     print('stability: %s and .tsv' % os.path.join(out, slugs[0] + '.txt'))
     return 0

@@ -16,10 +16,7 @@ cd "$(dirname "$0")/../.."
 B=build
 LOG=$B/test-logs
 rm -rf "$LOG" && mkdir -p "$LOG"
-pass=0 fail=0 skip=0
-ok() { pass=$((pass + 1)); printf '  ok    %s\n' "$*"; }
-bad() { fail=$((fail + 1)); printf '  FAIL  %s\n' "$*"; }
-skipped() { skip=$((skip + 1)); printf '  SKIP  %s\n' "$*"; }
+. grader/scripts/testlib.sh
 
 # score FILE TEST - "score max status" of TEST in a points.tsv
 score() { awk -F'\t' -v t="$2" '$1 == t { print $2, $3, $4 }' "$1"; }
@@ -28,13 +25,6 @@ total() { awk -F'\t' 'NR > 1 { s += $2; m += $3 } END { print s + 0, m + 0 }' "$
 # count FILE STATUS - how many tests have STATUS
 count() { awk -F'\t' -v st="$2" 'NR > 1 && $4 == st { n++ } END { print n + 0 }' "$1"; }
 
-# grade BIN NAME - runs a grader, results into $LOG/NAME/; its output into $LOG/NAME.log
-grade() {
-    mkdir -p "$LOG/$2"
-    XL_RESULTS_DIR="$LOG/$2" "$1" >"$LOG/$2.log" 2>&1
-    local rc=$?
-    [ -f "$LOG/$2/points.tsv" ] || { echo "grader exited $rc without results" >>"$LOG/$2.log"; return 1; }
-}
 
 probe=$($B/bin/gpu-probe)
 gpu_rc=$?
@@ -52,7 +42,7 @@ for t in $B/bin/unit-*; do
 done
 
 echo "-- the grading model"
-if XL_NO_GPU=1 grade $B/bin/grade-selftest selftest; then
+if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest selftest; then
     f=$LOG/selftest/points.tsv
     expect() { # TEST SCORE STATUS WHAT
         local got; got=$(score "$f" "$1")
@@ -68,19 +58,24 @@ if XL_NO_GPU=1 grade $B/bin/grade-selftest selftest; then
     expect model.cuda_error 0 failed "a failed CUDA check fails the test"
     expect model.needs_gpu 0 skipped "a GPU test without a GPU is skipped"
     expect model.hidden 1 passed "a hidden test counts like any other"
+    expect model.ratio_retry 2 passed "a ratio under its threshold is measured again, and the second try counts"
+    expect model.ratio_low 0 failed "a ratio under its threshold in 3 tries fails"
+    if [ "$(cut -f1-3,6 "$LOG/selftest-ratios.tsv" 2>/dev/null | sort | tr '\t\n' '|;')" = "low (need >= 0.8)|1|0.5|always 0.5;low (need >= 0.8)|2|0.5|always 0.5;low (need >= 0.8)|3|0.5|always 0.5;rising (need >= 0.8)|1|0.5|call 1 of rising;rising (need >= 0.8)|2|0.9|call 2 of rising;" ]; then
+        ok "grading model: XL_RATIO_LOG gets one line per measurement, with its figures"
+    else bad "grading model: the ratio log ($LOG/selftest-ratios.tsv) is not one line per measurement"; fi
     if XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q 'model.hidden'; then bad "grading model: the points table lists a hidden test"
     else ok "grading model: the points table leaves hidden tests out (one line adds up their points)"; fi
     json=$LOG/selftest/results.json
-    for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' \
+    for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' 'below the threshold in 3 fresh' \
         'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result'; do
         if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
     done
     if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==4 and d["max_score"]==24 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
-            ok "grading model: results.json is valid Gradescope JSON (score 4 of 24; the hidden test marked hidden)"
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==6 and d["max_score"]==27 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 6 of 27; the hidden test marked hidden)"
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
-    if grep -q '^lab 00 grading-model: 4/24 ' "$LOG/selftest.log"; then ok "grading model: total line"; else bad "grading model: total line missing"; fi
+    if grep -q '^lab 00 grading-model: 6/27 ' "$LOG/selftest.log"; then ok "grading model: total line"; else bad "grading model: total line missing"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
@@ -280,6 +275,10 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
         [ -s build/stability/01-pageable-copy.txt ]; then
         ok "stability: lab 01, 2 runs: $(grep -m1 'full points' "$LOG/stability.log")"
     else bad "stability: make stability LAB=01 N=2 (log: $LOG/stability.log)"; fi
+    if make -s stability LAB=01 N=500 MINUTES=0 >"$LOG/stability-minutes.log" 2>&1 &&
+        grep -q "stopped at the 0-minute limit: 1 of the 500 runs asked.*full points in 1 of 1 runs" "$LOG/stability-minutes.log"; then
+        ok "stability: MINUTES=0 stops after one run of the 500 asked, and says so"
+    else bad "stability: MINUTES=0 did not stop after one run (log: $LOG/stability-minutes.log)"; fi
     # the margins, from a ratio log of known figures: (median - need) / sd, or (need - median) / sd for "at most"
     printf 'a (need >= 0.85)\t1\t1.00\t0.85\t1\na (need >= 0.85)\t1\t0.98\t0.85\t1\na (need >= 0.85)\t1\t1.02\t0.85\t1\na (need >= 0.85)\t2\t0.99\t0.85\t1\nb (need <= 150)\t1\t3\t150\t0\nb (need <= 150)\t1\t5\t150\t0\nc (need >= 0.95)\t1\t1.00\t0.95\t1\nc (need >= 0.95)\t1\t0.96\t0.95\t1\n' >"$LOG/ratios.tsv"
     python3 grader/scripts/stability.py --from-log "$LOG/ratios.tsv" >"$LOG/stability-model.log" 2>&1
@@ -300,6 +299,16 @@ if [ ! -f grader/scripts/doccheck.py ]; then skipped "docs: for course staff; a 
     n=$(python3 grader/scripts/doccheck.py "$LOG/doccheck-planted.md" | wc -l)
     [ "$n" = 5 ] && ok "docs: a page with a bad link, chart, target, program and path gets 5 findings" ||
         bad "docs: the planted page got $n findings, not 5"
+    printf '# Lab 99 — planted\n\n## Background\n\n## What you will learn\n\n## Tasks\n\n## How it is graded\n\n## Questions\n\n## Further reading\n' >"$LOG/doccheck-handout.md"
+    python3 grader/scripts/doccheck.py "$LOG/doccheck-handout.md" >"$LOG/doccheck-handout.log"
+    if [ "$(wc -l <"$LOG/doccheck-handout.log")" = 2 ] && grep -q 'needs a section "## Figures measured' "$LOG/doccheck-handout.log" &&
+        grep -q '"## Background" comes too early' "$LOG/doccheck-handout.log"; then
+        ok "docs: every handout has the common shape; a planted one with a section missing and one out of order gets both"
+    else bad "docs: the planted handout's shape findings: $(tr '\n' ';' <"$LOG/doccheck-handout.log")"; fi
+    if [ -f docs/instructors.md ] && diff <(python3 grader/scripts/margins.py) \
+        <(sed -n '/<!-- margins:begin -->/,/<!-- margins:end -->/p' docs/instructors.md | sed '1d;$d') >"$LOG/margins.diff"; then
+        ok "docs: the instructors' guide's table of margins is margins.py of refdata/stability/"
+    else bad "docs: the margins table in docs/instructors.md differs from grader/scripts/margins.py (diff: $LOG/margins.diff)"; fi
 fi
 
 echo "-- charts from the committed reference data"

@@ -1,5 +1,5 @@
 /* fetch-no-wait.cu - planted wrong lab 03: the bug itself, left in lab_fetch (lab_send is fixed).
- * target: fetch.correct_under_delay
+ * target: fetch.correct_under_delay fetch.overlap
  */
 #include "labs/03-nonblocking-sync/lab.h"
 #define lab_fetch reference_lab_fetch
