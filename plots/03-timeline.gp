@@ -24,7 +24,7 @@ set xtics nomirror
 set grid xtics lc rgb "#dddddd"
 set key inside right top vertical box opaque noenhanced
 set xrange [0:*]
-set style fill solid 0.85 border lc rgb "#333333"
+load "plots/timeline.gpi"
 
 t0(run) = run eq "no wait" ? t_bug : (run eq "lab_fetch" ? t_fix : t_page)
 row(run, lane) = (run eq "no wait" ? 4 : (run eq "lab_fetch" ? 2 : 0)) + (lane eq "host" ? 1 : 0)
@@ -32,10 +32,10 @@ x(c) = column(c) - t0(strcol(1))
 is(w) = strcol(3) eq w
 
 plot data using ((x(4) + x(5)) / 2):(is("GPU work") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
-        with boxxyerror lc rgb "#9ecae1" title "GPU work (kernel)", \
+        with boxxyerror @s_kernel title "GPU work (kernel)", \
      data using ((x(4) + x(5)) / 2):(is("copy to host") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
-        with boxxyerror lc rgb "#3182bd" title "copy to host", \
+        with boxxyerror @s_d2h title "copy to host", \
      data using ((x(4) + x(5)) / 2):(is("host work") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
-        with boxxyerror lc rgb "#bdbdbd" title "host work", \
+        with boxxyerror @s_host title "host work", \
      data using ((x(4) + x(5)) / 2):(is("read result") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2 + 0.05):(0.3) \
-        with boxxyerror lc rgb "#e6550d" title "host reads the result"
+        with boxxyerror @s_read title "host reads the result"

@@ -22,7 +22,7 @@ set xtics nomirror
 set xrange [0:*]
 set grid xtics lc rgb "#dddddd"
 set key at graph 0.99, first 4 right center horizontal box opaque noenhanced
-set style fill solid 0.85 border lc rgb "#333333"
+load "plots/timeline.gpi"
 
 lane(l) = l eq "host" ? 1 : (l eq "stream 1" ? 0 : (l eq "stream 2" ? -1 : NaN))
 row(r, l) = r eq "sequential" ? 5 + lane(l) : (r eq "depth 2" ? 2 + lane(l) : NaN)
@@ -31,10 +31,10 @@ x(c) = column(c) - t0(strcol(1))
 is(w) = strcol(3) eq w
 
 plot data using ((x(4) + x(5)) / 2):(is("produce") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror lc rgb "#bdbdbd" title "produce (host)", \
+        with boxxyerror @s_host title "produce (host)", \
      data using ((x(4) + x(5)) / 2):(is("H2D") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror lc rgb "#3182bd" title "copy in (H2D)", \
+        with boxxyerror @s_h2d title "copy in (H2D)", \
      data using ((x(4) + x(5)) / 2):(is("compute") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror lc rgb "#31a354" title "kernel", \
+        with boxxyerror @s_kernel title "kernel", \
      data using ((x(4) + x(5)) / 2):(is("D2H") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2 + 0.03):(0.32) \
-        with boxxyerror lc rgb "#e6550d" title "result back (D2H)"
+        with boxxyerror @s_d2h title "result back (D2H)"

@@ -8,7 +8,7 @@ every quoted path of the kit's own (grader/, common/, labs/, plots/, refdata/, d
 for build/bin/ programs, be one the Makefile builds (placeholders such as NN and slug, and grader/hidden/, which an
 instructor creates, are let through); a lab's handout (a page titled "# Lab ...") must have the common shape: what
 you will learn, background, tasks, how it is graded, figures measured on the H100 and H200, questions, further
-reading, in that order. One line per problem; exit 1 if any, else 0.
+reading, in that order; every heading has an empty line above it. One line per problem; exit 1 if any, else 0.
 """
 import glob
 import os
@@ -17,6 +17,7 @@ import sys
 
 KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 LINK = re.compile(r'!?\[[^\]]*\]\(([^)\s]+)\)')
+REF_LINK = re.compile(r'^ {0,3}\[[^\]]+\]:\s*(\S+)', re.M)  # [name]: target, a reference-style link
 CODE = re.compile(r'`([^`\n]+)`')
 FENCE = re.compile(r'^```[^\n]*\n(.*?)^```', re.S | re.M)
 KIT_PATH = re.compile(r'(?<![\w./-])((?:grader|common|labs|plots|refdata|docs|solutions|build/bin)/[\w./*-]+)')
@@ -76,13 +77,25 @@ def shape(text, where):
     return problems
 
 
+def headings(text, where):
+    """a heading right under a line of text is no heading to pandoc: it renders as a paragraph's words"""
+    problems, fenced, prev = [], False, ''
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith('```'):
+            fenced = not fenced
+        elif not fenced and re.match(r'#{1,6} ', line) and prev.strip():
+            problems.append('%s:%d: heading "%s" needs an empty line above it' % (where, n, line))
+        prev = line
+    return problems
+
+
 def check(path, targets, progs):
     """problems in one Markdown file"""
     text = open(path, encoding='utf-8').read()
     where = os.path.relpath(path, KIT)
     here = os.path.dirname(path)
-    problems = shape(text, where)
-    for link in LINK.findall(text):
+    problems = shape(text, where) + headings(text, where)
+    for link in LINK.findall(text) + REF_LINK.findall(text):
         if re.match(r'^[a-z]+:', link) or link.startswith('#'):
             continue
         target = os.path.normpath(os.path.join(here, link.split('#')[0]))

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # plots.sh - every chart into build/plots/ as SVG and PNG (make plots). Course staff and students.
 #
-# With a GPU, each lab's reference explorer (in a student tree, yours) measures fresh data first (build/data/) and that
-# is charted beside the committed reference data (refdata/); without one, only the reference
-# data is charted. XL_PLOTS_FROM_REF=1 skips measuring; XL_PLOTS_OUT=DIR writes elsewhere.
+# With a GPU, each lab's reference explorer (in a student tree, yours) measures fresh data first
+# (build/data/NN-slug-this-gpu.csv). Every build/data/NN-slug-NAME.csv (measured here, or an explorer's --csv
+# brought back from a GPU host) is charted beside the committed reference data (refdata/), as NN-chart-NAME.
+# XL_PLOTS_FROM_REF=1 charts the reference data alone, measuring nothing; XL_PLOTS_OUT=DIR writes elsewhere.
 set -u
 cd "$(dirname "$0")/../.."
 B=build
@@ -25,13 +26,17 @@ for lab in labs/[0-9][0-9]-*/; do
     if [ $fresh = 1 ]; then
         csv=$B/data/$slug-this-gpu.csv
         ex=$B/bin/$slug-explore-solution; [ -x "$ex" ] || ex=$B/bin/$slug-explore # a student tree: your own
-        if $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1; then sets+=("$csv")
-        else echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; fi
+        $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1 || { echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; rm -f "$csv"; }
+    fi
+    if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ]; then
+        for csv in $B/data/$slug-*.csv; do
+            [ -f "$csv" ] && sets+=("$csv")
+        done
     fi
     for gp in plots/$id-*.gp; do
         [ -f "$gp" ] || continue
         for csv in "${sets[@]}"; do
-            tag=$(basename "$csv" .csv)
+            tag=$(basename "$csv" .csv); tag=${tag#"$slug-"}
             machine=$(sed -n 's/^# gpu: \([^;]*\);.*/\1/p' "$csv" | head -1)
             [ -n "$machine" ] || machine=$tag
             linkrate=$(sed -n 's/^# link: .*line rate \([0-9.]*\) GB\/s.*/\1/p' "$csv" | head -1)
@@ -45,5 +50,5 @@ for lab in labs/[0-9][0-9]-*/; do
         done
     done
 done
-echo "plots: $n charts in $out$([ $fresh = 1 ] || echo ', from the committed reference data')"
+echo "plots: $n charts in $out$([ $fresh = 1 ] || echo ', nothing measured here')"
 exit $rc

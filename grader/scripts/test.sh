@@ -63,6 +63,11 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     if [ "$(cut -f1-3,6 "$LOG/selftest-ratios.tsv" 2>/dev/null | sort | tr '\t\n' '|;')" = "low (need >= 0.8)|1|0.5|always 0.5;low (need >= 0.8)|2|0.5|always 0.5;low (need >= 0.8)|3|0.5|always 0.5;rising (need >= 0.8)|1|0.5|call 1 of rising;rising (need >= 0.8)|2|0.9|call 2 of rising;" ]; then
         ok "grading model: XL_RATIO_LOG gets one line per measurement, with its figures"
     else bad "grading model: the ratio log ($LOG/selftest-ratios.tsv) is not one line per measurement"; fi
+    mkdir -p "$LOG/selftest-v"
+    if XL_NO_GPU=1 XL_VERBOSE=1 XL_RESULTS_DIR="$LOG/selftest-v" $B/bin/grade-selftest 2>/dev/null | grep -q 'a note shown' &&
+        ! XL_NO_GPU=1 XL_VERBOSE=0 XL_RESULTS_DIR="$LOG/selftest-v" $B/bin/grade-selftest 2>/dev/null | grep -q 'a note shown'; then
+        ok "grading model: XL_VERBOSE=1 shows a passing test's notes, XL_VERBOSE=0 does not"
+    else bad "grading model: XL_VERBOSE=1 / 0 did not show / hide a passing test's notes"; fi
     if XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q 'model.hidden'; then bad "grading model: the points table lists a hidden test"
     else ok "grading model: the points table leaves hidden tests out (one line adds up their points)"; fi
     json=$LOG/selftest/results.json
@@ -295,10 +300,10 @@ if [ ! -f grader/scripts/doccheck.py ]; then skipped "docs: for course staff; a 
         ok "docs: every link, chart, make target, program and kit path in README.md, docs/ and the handouts resolves"
     else bad "docs: what the Markdown names is not there:"; sed 's/^/        /' "$LOG/doccheck.log" | head -10; fi
     # the check can fail: a page with one of each mistake
-    printf '[a](../../labs/07-none/README.md) ![b](../../build/plots/09-none-h100.svg) `make grades` `build/bin/01-x-grade` `grader/scripts/none.sh`\n' >"$LOG/doccheck-planted.md"
+    printf '[a](../../labs/07-none/README.md) ![b](../../build/plots/09-none-h100.svg) `make grades` `build/bin/01-x-grade` `grader/scripts/none.sh`\n\n[r]: ../../docs/none.md\ntext\n## glued heading\n' >"$LOG/doccheck-planted.md"
     n=$(python3 grader/scripts/doccheck.py "$LOG/doccheck-planted.md" | wc -l)
-    [ "$n" = 5 ] && ok "docs: a page with a bad link, chart, target, program and path gets 5 findings" ||
-        bad "docs: the planted page got $n findings, not 5"
+    [ "$n" = 7 ] && ok "docs: a page with a bad link, reference link, chart, target, program, path and glued heading gets 7 findings" ||
+        bad "docs: the planted page got $n findings, not 7"
     printf '# Lab 99 — planted\n\n## Background\n\n## What you will learn\n\n## Tasks\n\n## How it is graded\n\n## Questions\n\n## Further reading\n' >"$LOG/doccheck-handout.md"
     python3 grader/scripts/doccheck.py "$LOG/doccheck-handout.md" >"$LOG/doccheck-handout.log"
     if [ "$(wc -l <"$LOG/doccheck-handout.log")" = 2 ] && grep -q 'needs a section "## Figures measured' "$LOG/doccheck-handout.log" &&
@@ -323,6 +328,13 @@ if command -v gnuplot >/dev/null 2>&1; then
         done
         if [ $n -gt 0 ]; then ok "charts: $n rendered as SVG and PNG"; else bad "charts: none rendered (log: $LOG/plots.log)"; fi
     else bad "charts: plots.sh failed (log: $LOG/plots.log)"; tail -5 "$LOG/plots.log" | sed 's/^/        /'; fi
+    # a CSV brought back from a GPU host into build/data/ is charted too, named after its file
+    mkdir -p $B/data && cp refdata/01-pageable-copy/h200.csv $B/data/01-pageable-copy-brought.csv
+    if XL_NO_GPU=1 XL_PLOTS_OUT=$LOG/plots-data grader/scripts/plots.sh >"$LOG/plots-data.log" 2>&1 &&
+        grep -q '</svg>' "$LOG/plots-data/01-pageable-bandwidth-brought.svg" 2>/dev/null; then
+        ok "charts: a CSV put in build/data/ as NN-slug-NAME.csv is charted as NN-chart-NAME"
+    else bad "charts: build/data/01-pageable-copy-brought.csv was not charted (log: $LOG/plots-data.log)"; fi
+    rm -f $B/data/01-pageable-copy-brought.csv
 else
     skipped "charts: gnuplot is not installed"
 fi
