@@ -198,7 +198,7 @@ classroom: all
 
 # make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
 docs: all
-	@out=$$(XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh 2>&1) || { echo "$$out" | tail -3; exit 1; }; grader/scripts/docs.sh
+	@out=$$(XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; grader/scripts/docs.sh
 
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:

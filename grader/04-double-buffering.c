@@ -33,9 +33,10 @@ XL_LAB("04", "double-buffering");
  * and depth, lab_pipe_run 5.2 to 5.3 ms beside the 300 ms kernel; one buffer 0.32 to 0.65 (0.72 once in the
  * explorer, hence pipe.buffers), a device-wide wait each batch -0.10 to 0.19, pageable buffers -1.45 to 0.32.
  * make stability on the H100 (14 gradings) with one stage measurement and 3 runs per measurement: first
- * measurements 0.54 to 3.89, second tries in 4 gradings, a margin under 1 spread: a moment's slowdown during the
- * stages or the runs moved the whole figure. Hence rounds: on the H200 (3 gradings, then 5 of make stability) the
- * reference 0.95 to 1.04, single rounds -1.40 to 1.20, no second try. Not yet run on the H100 with rounds. */
+ * measurements 0.54 to 3.89, second tries in 5 gradings and third tries in 2 (0.58, 0.50, 0.76; 0.63, 0.43, 1.09),
+ * a margin under 1 spread: a moment's slowdown during the stages or the runs moved the whole figure. Hence rounds:
+ * on the H200 (3 gradings, then 5 of make stability; refdata/stability/h200/) the reference 0.95 to 1.04, single
+ * rounds -1.40 to 1.20, no second try. Not yet run on the H100 with rounds. */
 /* Stage times in the speed tests, from the run's own figures (wl_balance): t = max(produce alone, copy in) / 0.8;
  * produce then takes 0.8 t and the kernel t. Depth 2 has a little slack; one buffer serializes the copy in with
  * both its neighbours. */
@@ -320,9 +321,9 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
     *eff = xl_median(e, EFF_ROUNDS);
     snprintf(
         figures, len,
-        "depth %d, %d batches of %zu MiB, medians of %d rounds: sequential %.1f ms, yours %.1f ms, ideal %.1f ms "
-        "-> efficiency %.2f (rounds %.2f to %.2f); stages per batch: produce %.2f, copy in %.2f (%.2f right after "
-        "produce), kernel %.2f, copy out %.3f ms",
+        "depth %d, %d batches of %zu MiB, medians of %d rounds: sequential %.1f ms, yours %.1f ms, ideal %.1f ms; "
+        "efficiency %.2f, the median of the rounds' own (from %.2f to %.2f); the last round's stages per batch: "
+        "produce %.2f, copy in %.2f (%.2f right after produce), kernel %.2f, copy out %.3f ms",
         c->depth, PIPE_BATCHES, c->w.items * 4 >> 20, EFF_ROUNDS, xl_median(seq, EFF_ROUNDS),
         xl_median(pipe, EFF_ROUNDS), xl_median(ideal, EFF_ROUNDS), *eff, lo, hi, c->st.produce_ms, c->st.h2d_ms,
         c->st.h2d_fresh_ms, c->st.kernel_ms, c->st.d2h_ms);

@@ -122,6 +122,13 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least,
     cr_fatal("%s: below the threshold in 3 fresh measurements:\n%s", what, all);
 }
 
+/* env_on - 1 when the environment variable NAME is set to something other than empty or "0" */
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 /* ===== Report side (runs in the parent; no CUDA here) ===== */
 
 /* One scored test. */
@@ -295,8 +302,8 @@ static int write_results(const char *dir, int score, int max)
 static void print_report(const char *impl)
 {
     int score = 0, max = 0, skipped = 0;
-    const char *skip_why = "", *v = getenv("XL_VERBOSE");
-    int verbose = v && *v && strcmp(v, "0") != 0; /* XL_VERBOSE=1 shows every test's notes; unset, empty or 0: not */
+    const char *skip_why = "";
+    int verbose = env_on("XL_VERBOSE"); /* every test's notes, the passing ones' too */
     printf("\n== lab %s %s%s%s%s ==\n", xl_lab_id, xl_lab_slug, impl ? " (" : "", impl ? impl : "", impl ? ")" : "");
     for (int i = 0; i < nresults; i++) {
         scored *r = &results[i];
@@ -373,7 +380,7 @@ int main(int argc, char *argv[])
     struct criterion_test_set *tests = criterion_initialize();
     int rc = 0;
     criterion_options.jobs = 1; /* timing tests must not share the GPU or the link */
-    if (getenv("XL_POINTS_TABLE")) {
+    if (env_on("XL_POINTS_TABLE")) {
         print_points_table(tests);
         criterion_finalize(tests);
         return 0;

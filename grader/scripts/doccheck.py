@@ -17,7 +17,7 @@ import sys
 
 KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 LINK = re.compile(r'!?\[[^\]]*\]\(([^)\s]+)\)')
-REF_LINK = re.compile(r'^ {0,3}\[[^\]]+\]:\s*(\S+)', re.M)  # [name]: target, a reference-style link
+REF_LINK = re.compile(r'^ {0,3}\[(?!\^)[^\]]+\]:\s*(\S+)', re.M)  # [name]: target, a reference-style link
 CODE = re.compile(r'`([^`\n]+)`')
 FENCE = re.compile(r'^```[^\n]*\n(.*?)^```', re.S | re.M)
 KIT_PATH = re.compile(r'(?<![\w./-])((?:grader|common|labs|plots|refdata|docs|solutions|build/bin)/[\w./*-]+)')
@@ -81,7 +81,7 @@ def headings(text, where):
     """a heading right under a line of text is no heading to pandoc: it renders as a paragraph's words"""
     problems, fenced, prev = [], False, ''
     for n, line in enumerate(text.splitlines(), 1):
-        if line.startswith('```'):
+        if line.startswith(('```', '~~~')):
             fenced = not fenced
         elif not fenced and re.match(r'#{1,6} ', line) and prev.strip():
             problems.append('%s:%d: heading "%s" needs an empty line above it' % (where, n, line))

@@ -2,8 +2,8 @@
 """margins.py [DIR] - the instructors' guide's table of threshold margins, as Markdown, from the stability
 reports kept in DIR (default refdata/stability; one folder per machine, each holding make stability's
 NN-slug.txt). Course staff. make test checks that docs/instructors.md holds exactly this table between
-<!-- margins:begin --> and <!-- margins:end -->. A report whose name has more after the slug (an earlier version
-of a grader, kept for the record) is left out. Exit 0, or 2 when DIR has no reports.
+<!-- margins:begin --> and <!-- margins:end -->. A file whose name has more after the slug (a report on an earlier
+version of a grader, or other notes, kept for the record) is left out. Exit 0, or 2 when DIR has no reports.
 """
 import glob
 import os
@@ -34,7 +34,7 @@ def reports(root):
 def cell(c):
     """one machine's figures for one check"""
     if c is None:
-        return 'not measured'
+        return 'not measured with this grader'
     _, _, _, n, med, lo, hi, sd, margin = c
     return '%s: %s (%s to %s), sd %s, **%s**' % (n, med, lo, hi, sd, margin if margin else '-')
 

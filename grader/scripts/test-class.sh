@@ -4,7 +4,7 @@
 # in grader/hostile/; graded, resumed, graded again with --force, and stopped by a failing GPU check.
 # Run alone (bash grader/scripts/test-class.sh, after make) it does just this section, logs in build/test-logs-class;
 # that is how to check a GPU host's class grading within one sitting (make test's other sections take longer).
-# XL_CLASS_KEEP=DIR keeps the first and last gradebooks and the summary there.
+# XL_CLASS_KEEP=DIR keeps the first and last gradebooks and the summary there (DIR from the kit's folder).
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -u
@@ -15,7 +15,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     probe=$($B/bin/gpu-probe)
     gpu_rc=$?
     echo "== the class-grading tests alone: $probe =="
-    trap 'echo "xferlab class: $pass passed, $fail failed, $skip skipped"; [ $fail -eq 0 ]' EXIT
+    trap 'echo "xferlab class: $pass passed, $fail failed, $skip skipped"; [ $fail -eq 0 ] || exit 1' EXIT
 fi
 
 echo "-- grading a class (make class): isolation, limits, gradebook, resume, the same points twice"
@@ -198,7 +198,8 @@ else
     grader/scripts/slurm-local.sh stop "$cls/slurm" >/dev/null 2>&1 || bad "slurm: the cluster did not stop"
 fi
 if [ -n "${XL_CLASS_KEEP:-}" ] && mkdir -p "$XL_CLASS_KEEP"; then # the gradebooks of the first and the last run, and the summary
-    cp "$cls/first.csv" "$XL_CLASS_KEEP/gradebook-first.csv"; cp "$cls/out/gradebook.csv" "$XL_CLASS_KEEP/gradebook-last.csv"
-    cp "$cls/out/summary.txt" "$XL_CLASS_KEEP/summary.txt"
+    for f in first.csv:gradebook-first.csv out/gradebook.csv:gradebook-last.csv out/summary.txt:summary.txt; do
+        [ ! -f "$cls/${f%%:*}" ] || cp "$cls/${f%%:*}" "$XL_CLASS_KEEP/${f##*:}"
+    done
 fi
 rm -rf "$cls"
