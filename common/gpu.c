@@ -1,5 +1,6 @@
 /* gpu.c - GPU detection with one clear line when there is none (see gpu.h). */
 #include "gpu.h"
+#include "env.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -30,13 +31,12 @@ int xl_gpu_probe(xl_gpu_info *info, char *why, size_t why_len)
     xl_gpu_info tmp;
     char a[16], b[16];
     int count = 0, drv = 0, rt = 0;
-    const char *force = getenv("XL_NO_GPU");
     cudaError_t err;
 
     if (!info)
         info = &tmp;
     memset(info, 0, sizeof *info);
-    if (force && *force && strcmp(force, "0") != 0) {
+    if (xl_env_on("XL_NO_GPU")) {
         snprintf(why, why_len, "no CUDA GPU: XL_NO_GPU is set, so GPU work is skipped on purpose");
         return -1;
     }

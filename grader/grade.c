@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/env.h"
 #include "common/gpu.h"
 
 extern const char *const xl_lab_id;
@@ -120,13 +121,6 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least,
         snprintf(all + used, sizeof all - used, "%s  attempt %d: %s", used ? "\n" : "", attempt, figures);
     }
     cr_fatal("%s: below the threshold in 3 fresh measurements:\n%s", what, all);
-}
-
-/* env_on - 1 when the environment variable NAME is set to something other than empty or "0" */
-static int env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
 }
 
 /* ===== Report side (runs in the parent; no CUDA here) ===== */
@@ -303,7 +297,7 @@ static void print_report(const char *impl)
 {
     int score = 0, max = 0, skipped = 0;
     const char *skip_why = "";
-    int verbose = env_on("XL_VERBOSE"); /* every test's notes, the passing ones' too */
+    int verbose = xl_env_on("XL_VERBOSE"); /* every test's notes, the passing ones' too */
     printf("\n== lab %s %s%s%s%s ==\n", xl_lab_id, xl_lab_slug, impl ? " (" : "", impl ? impl : "", impl ? ")" : "");
     for (int i = 0; i < nresults; i++) {
         scored *r = &results[i];
@@ -380,7 +374,7 @@ int main(int argc, char *argv[])
     struct criterion_test_set *tests = criterion_initialize();
     int rc = 0;
     criterion_options.jobs = 1; /* timing tests must not share the GPU or the link */
-    if (env_on("XL_POINTS_TABLE")) {
+    if (xl_env_on("XL_POINTS_TABLE")) {
         print_points_table(tests);
         criterion_finalize(tests);
         return 0;

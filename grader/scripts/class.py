@@ -31,7 +31,8 @@ import subprocess
 import sys
 import time
 
-KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+from kitlabs import KIT, labs as kit_labs
+
 UID_BASE = 1700000000  # submissions run as user and group ids from here, in blocks of 100000 per run: no account
 NAME_OK = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._@+-]*$')
 FILE_FORM = re.compile(r'^(?P<student>.+?)[_.-](?:lab)?(?P<lab>\d\d)(?:-[a-z0-9-]+)?\.cu$')
@@ -47,12 +48,6 @@ def parse_size(text):
     """'8G', '512M', '100K' or bytes -> bytes; None when malformed"""
     m = re.match(r'^(\d+)([KMG]?)$', text.strip().upper())
     return int(m.group(1)) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[m.group(2)] if m else None
-
-
-def labs_here():
-    """{'01': '01-pageable-copy', ...} from the kit's labs/"""
-    return {d[:2]: d for d in sorted(os.listdir(os.path.join(KIT, 'labs')))
-            if re.match(r'^\d\d-', d) and os.path.isfile(os.path.join(KIT, 'labs', d, 'lab.cu'))}
 
 
 def find_submissions(root, labs, wanted):
@@ -523,7 +518,7 @@ def main():
     if not limits['mem'] or not limits['disk'] or limits['disk'] < (64 << 20):
         die('--mem and --disk take sizes like 16G or 512M (--disk at least 64M)')
     limits.update(seconds=int(a.timeout), fsize=limits['disk'])
-    labs = labs_here()
+    labs = kit_labs()
     wanted = a.labs.split()
     for w in wanted:
         if w not in labs:

@@ -15,7 +15,8 @@ import os
 import re
 import sys
 
-KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+from kitlabs import KIT, labs as kit_labs
+
 LINK = re.compile(r'!?\[[^\]]*\]\(([^)\s]+)\)')
 REF_LINK = re.compile(r'^ {0,3}\[(?!\^)[^\]]+\]:\s*(\S+)', re.M)  # [name]: target, a reference-style link
 CODE = re.compile(r'`([^`\n]+)`')
@@ -35,8 +36,7 @@ def make_targets():
 
 def programs():
     """names of the programs the Makefile builds into build/bin/"""
-    labs = [os.path.basename(d) for d in glob.glob(os.path.join(KIT, 'labs', '[0-9][0-9]-*')) if
-            os.path.isfile(os.path.join(d, 'lab.cu'))]
+    labs = kit_labs().values()
     names = {'gpu-probe', 'grade-selftest'}
     names.update('unit-' + os.path.basename(f)[:-2] for f in glob.glob(os.path.join(KIT, 'common', 'test', '*.c')))
     for lab in labs:

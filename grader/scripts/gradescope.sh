@@ -12,7 +12,8 @@ mkdir -p "$(dirname "$zip")"
 python3 - "$slug" "$zip" <<'PY'
 import os, subprocess, sys, zipfile
 slug, out = sys.argv[1], sys.argv[2]
-files = subprocess.run(["git", "ls-files", "Makefile", "common", "grader", "labs/" + slug],
+files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "Makefile", "common", "grader",
+                        "labs/" + slug],
                        capture_output=True, text=True, check=True).stdout.split()
 files = [f for f in files if "/mutants/" not in f and not f.startswith("grader/gradescope/")]
 tmp = out + ".tmp"

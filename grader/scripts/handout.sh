@@ -14,7 +14,7 @@ staff_only() {
     grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
     grader/scripts/leakcheck.py | grader/scripts/class.py | grader/scripts/test-class.sh) return 0 ;;
     grader/scripts/slurm-local.sh | grader/scripts/stability.py | grader/scripts/classroom.sh) return 0 ;;
-    grader/scripts/doccheck.py | grader/scripts/margins.py) return 0 ;;
+    grader/scripts/doccheck.py | grader/scripts/margins.py | grader/scripts/kitlabs.py) return 0 ;;
     esac
     return 1
 }

@@ -10,7 +10,8 @@ import os
 import re
 import sys
 
-KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+from kitlabs import KIT, labs as kit_labs
+
 CHECK = re.compile(r'^(.*?): need (>=|<=) (\S+); (\d+) first measurements, median (\S+), min (\S+), max (\S+), '
                    r'sd (\S+); (?:margin (\S+) spreads|no spread measured)')
 RUNS = re.compile(r'full points in (\d+) of (\d+) runs')
@@ -18,7 +19,7 @@ RUNS = re.compile(r'full points in (\d+) of (\d+) runs')
 
 def reports(root):
     """{machine: {slug: (runs line, [check tuples])}} from root/<machine>/NN-slug.txt"""
-    labs = {os.path.basename(d) for d in glob.glob(os.path.join(KIT, 'labs', '[0-9][0-9]-*'))}
+    labs = set(kit_labs().values())
     out = {}
     for path in sorted(glob.glob(os.path.join(root, '*', '*.txt'))):
         machine, slug = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-4]

@@ -16,7 +16,8 @@ import sys
 import tempfile
 import time
 
-KIT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+from kitlabs import KIT, labs as kit_labs
+
 
 
 def report(rows, runs, full, where):
@@ -75,7 +76,7 @@ def main():
     runs = int(args[1]) if len(args) == 2 else 50
     deadline = time.monotonic() + minutes * 60 if minutes is not None else None
     asked = runs
-    slugs = [d for d in sorted(os.listdir(os.path.join(KIT, 'labs'))) if d.startswith(args[0].zfill(2) + '-')]
+    slugs = [s for n, s in kit_labs().items() if n == args[0].zfill(2)]
     grader = os.path.join(KIT, 'build', 'bin', '%s-grade-solution' % slugs[0]) if slugs else ''
     if not slugs or not os.access(grader, os.X_OK) or not 1 <= runs <= 1000:
         print('stability: no lab %s with a built reference grader (make), or RUNS not 1 to 1000' % args[0],
