@@ -185,10 +185,10 @@ class: all
 	 $(if $(wildcard grader/scripts/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
 	 python3 grader/scripts/class.py "$(SUBS)" $(ARGS)
 
-# make stability LAB=NN [N=50] [MINUTES=M]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin
+# make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N
 stability: all
 	@$(if $(LAB),,echo "make stability: say which lab, e.g. make stability LAB=01 N=50"; exit 2;) \
-	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES))
+	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES)) $(if $(filter-out 0,$(RESUME)),--resume)
 
 # make classroom LAB=NN: a GitHub Classroom workflow for the lab, for a self-hosted GPU runner
 classroom: all
@@ -219,7 +219,7 @@ help:
 	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"
 	@echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"
 	@echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"
-	@echo "  make stability LAB=NN N=50 [MINUTES=M]  grade the reference N times (or for M minutes): pass rate, each threshold's margin"
+	@echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1]  grade the reference N times (or for M minutes; RESUME=1 adds to the last report): pass rate, each threshold's margin"
 	@echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"

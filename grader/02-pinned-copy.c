@@ -31,12 +31,21 @@ XL_LAB("02", "pinned-copy");
 /* Thresholds, each measured against the kit in the same run. Margins seen for the reference in 3 gradings on an
  * H200 (2026-11-22): pinned copies and the round trip 100% of the kit's, spread under 0.5%; the pool 23.8x to
  * 29.3x the allocate-per-transfer loop; pinned 3.6x to 8.5x pageable (D2H is the closer direction). The H100 gave
- * the reference full points in all 10 gradings of its last run; its explorer saw the pool at 21.8x to 32.1x. */
+ * the reference full points in all 10 gradings of its last run; its explorer saw the pool at 21.8x to 32.1x.
+ * Pinned against pageable was 2x until 18 stability runs on the H100 gave it a margin of 2.5 spreads (median 4.1x,
+ * 3.1x to 5.6x): the spread is the kit's pageable rate from one grading to the next (7.6 to 17.4 GB/s), not the
+ * student's pinned copy (54.0 to 55.0 GB/s). A pageable mistake measures 1.0x to 1.1x, because both sides are
+ * timed interleaved in one run; 1.5x, the premise's own bar, sits between them with more room.
+ * The round trip needed 90% of the kit's until 42 runs in another H100 session gave it a margin of 2.3 spreads: that
+ * machine had slow spells of the link (the kit's 7 round trips of one measurement took 9.8 to 21.3 ms) that fell
+ * on the student's side in 3 runs (85% to 89%; the second try gave 100%). The mistake it is there for is far
+ * slower (the planted round trip staged through malloc'd memory: 4% on that H100), so 80% still catches it and
+ * leaves the reference room. */
 #define PINNED_NEED 0.90          /* your pinned copy against cudaMemcpyAsync on the same buffers */
-#define PAGEABLE_NEED 2.0         /* your pinned copy against the kit's pageable copy */
+#define PAGEABLE_NEED 1.5         /* your pinned copy against the kit's pageable copy */
 #define PAGEABLE_PREMISE 1.5      /* below this kit pinned/pageable ratio the machine gives pinning no edge */
 #define POOL_NEED 5.0             /* the kit's allocate-per-transfer loop against your pooled loop */
-#define ROUND_NEED 0.90
+#define ROUND_NEED 0.80
 
 /* ===== Part A: pinned buffers ===== */
 
@@ -227,7 +236,7 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
     }
 }
 
-XL_TEST(copy, beats_pageable, 5, XL_GPU, "your pinned copies of 64 MiB are at least 2x the kit's pageable ones", 30)
+XL_TEST(copy, beats_pageable, 5, XL_GPU, "your pinned copies of 64 MiB are at least 1.5x the kit's pageable ones", 30)
 {
     edge_ctx e = {.pageable = kit_host_alloc(MID), .premise_only = 1};
     void *dev = kit_dev_alloc(MID), *kit_host = kit_pinned_alloc(MID), *host = lab_pinned_alloc(MID);
@@ -247,7 +256,7 @@ XL_TEST(copy, beats_pageable, 5, XL_GPU, "your pinned copies of 64 MiB are at le
                      figures, PAGEABLE_PREMISE);
     xl_note("premise: %s", figures);
     e.premise_only = 0;
-    xl_ratio_check(measure_edge, &e, PAGEABLE_NEED, 1, "pinned against pageable (need >= 2x)");
+    xl_ratio_check(measure_edge, &e, PAGEABLE_NEED, 1, "pinned against pageable (need >= 1.5x)");
     lab_pinned_free(host);
 }
 
@@ -451,10 +460,10 @@ static void measure_trip(void *ctx, double *ratio, char *figures, size_t len)
     XL_CHECK(cudaStreamDestroy(s));
 }
 
-XL_TEST(roundtrip, speed, 10, XL_GPU, "lab_round_trip of 256 MiB reaches 90% of the kit's pinned round trip", 30)
+XL_TEST(roundtrip, speed, 10, XL_GPU, "lab_round_trip of 256 MiB reaches 80% of the kit's pinned round trip", 30)
 {
     trip_ctx t = {kit_pinned_alloc(BIG), kit_pinned_alloc(BIG), kit_dev_alloc(BIG)};
-    xl_ratio_check(measure_trip, &t, ROUND_NEED, 1, "round trip speed (need >= 90% of the kit's)");
+    xl_ratio_check(measure_trip, &t, ROUND_NEED, 1, "round trip speed (need >= 80% of the kit's)");
 }
 
 /* ===== Leaks ===== */

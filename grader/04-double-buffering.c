@@ -36,7 +36,8 @@ XL_LAB("04", "double-buffering");
  * measurements 0.54 to 3.89, second tries in 5 gradings and third tries in 2 (0.58, 0.50, 0.76; 0.63, 0.43, 1.09),
  * a margin under 1 spread: a moment's slowdown during the stages or the runs moved the whole figure. Hence rounds:
  * on the H200 (3 gradings, then 5 of make stability; refdata/stability/h200/) the reference 0.95 to 1.04, single
- * rounds -1.40 to 1.20, no second try. Not yet run on the H100 with rounds. */
+ * rounds -1.40 to 1.20, no second try. With rounds on the H100, 50 gradings of make stability: 0.887 to 1.030,
+ * margins 13.0 to 57.9 spreads, full points in all 50 (refdata/stability/h100/04-double-buffering.txt). */
 /* Stage times in the speed tests, from the run's own figures (wl_balance): t = max(produce alone, copy in) / 0.8;
  * produce then takes 0.8 t and the kernel t. Depth 2 has a little slack; one buffer serializes the copy in with
  * both its neighbours. */

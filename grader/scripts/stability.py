@@ -6,10 +6,13 @@ points and, for every timing ratio its grader checks, the spread of the first me
 The margin of a check is (median - threshold) / standard deviation (the other way round for an "at most"
 check): under 3 the threshold is too close to what the reference does on this machine, and the report says so.
 Writes build/stability/NN-slug.txt (the report) and NN-slug.tsv (every measurement). --minutes M stops after the
-run that ends past M minutes (at least one run; the report says how many were made). --from-log FILE reports on
-a ratio log instead of grading (for testing). Exit 0, or 2 on bad arguments or a grader that gave no results.
+run that ends past M minutes (at least one run; the report says how many were made). --resume keeps the runs of
+the last report in build/stability/ and makes runs until there are RUNS in all (for a machine you hold only a few
+minutes at a time). --from-log FILE reports on a ratio log instead of grading (for testing). Exit 0, or 2 on bad
+arguments or a grader that gave no results.
 """
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -57,8 +60,24 @@ def read_log(path, run):
     return rows
 
 
+def kept_runs(txt, tsv):
+    """(runs, full, rows) of an earlier report and its measurements, or None if there is none to resume"""
+    if not (os.path.isfile(txt) and os.path.isfile(tsv)):
+        return None
+    m = re.search(r'full points in (\d+) of (\d+) runs', open(txt).readline())
+    if not m:
+        return None
+    rows = []
+    for line in open(tsv).read().splitlines()[1:]:
+        f = line.split('\t')
+        rows.append((int(f[0]), f[1], int(f[2]), float(f[3]), float(f[4]), f[5] == '1', f[6] if len(f) > 6 else ''))
+    return int(m.group(2)), int(m.group(1)), rows
+
+
 def main():
     args = sys.argv[1:]
+    resume = '--resume' in args
+    args = [a for a in args if a != '--resume']
     if len(args) == 2 and args[0] == '--from-log':
         print('\n'.join(report(read_log(args[1], 1), 0, 0, 'from ' + args[1])))
         return 0
@@ -71,7 +90,7 @@ def main():
         args = args[:-2]
     if not 1 <= len(args) <= 2 or not args[0].isdigit() or (len(args) == 2 and not args[1].isdigit()) or \
             (minutes is not None and not 0 <= minutes <= 10000):
-        print('usage: stability.py NN [RUNS] [--minutes M]  (M a number of minutes, 0 or more)', file=sys.stderr)
+        print('usage: stability.py NN [RUNS] [--minutes M] [--resume]  (M a number of minutes, 0 or more)', file=sys.stderr)
         return 2
     runs = int(args[1]) if len(args) == 2 else 50
     deadline = time.monotonic() + minutes * 60 if minutes is not None else None
@@ -84,9 +103,18 @@ def main():
         return 2
     out = os.path.join(KIT, 'build', 'stability')
     os.makedirs(out, exist_ok=True)
-    rows, full = [], 0
+    rows, full, first = [], 0, 1
+    kept = kept_runs(os.path.join(out, slugs[0] + '.txt'), os.path.join(out, slugs[0] + '.tsv')) if resume else None
+    if resume:
+        if kept is None:
+            print('stability: no earlier report of %s in %s to resume; starting afresh' % (slugs[0], out))
+        else:
+            first, full, rows = kept[0] + 1, kept[1], kept[2]
+            print('stability: resuming %s after %d runs (%d with full points)' % (slugs[0], kept[0], kept[1]))
+            runs = max(runs, kept[0])
+    got = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i in range(1, runs + 1):
+        for i in range(first, runs + 1):
             log, res = os.path.join(tmp, 'ratios-%d.tsv' % i), os.path.join(tmp, 'run-%d' % i)
             os.makedirs(res)
             env = dict(os.environ, XL_RATIO_LOG=log, XL_RESULTS_DIR=res, XL_IMPL='solution')

@@ -284,6 +284,17 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
         grep -q "stopped at the 0-minute limit: 1 of the 500 runs asked.*full points in 1 of 1 runs" "$LOG/stability-minutes.log"; then
         ok "stability: MINUTES=0 stops after one run of the 500 asked, and says so"
     else bad "stability: MINUTES=0 did not stop after one run (log: $LOG/stability-minutes.log)"; fi
+    # resume: a planted report of 5 runs (4 with full points, one measurement) and one more run to make 6
+    printf 'lab 01-pageable-copy: full points in 4 of 5 runs of the reference\n' >build/stability/01-pageable-copy.txt
+    printf 'run\tcheck\tattempt\tratio\tneed\tat_least\tfigures\nz (need >= 0.5)\t1\t0.9\t0.5\t1\tplanted\n' |
+        sed '2s/^/2\t/' >build/stability/01-pageable-copy.tsv
+    if make -s stability LAB=01 N=6 RESUME=1 >"$LOG/stability-resume.log" 2>&1 &&
+        grep -q "resuming 01-pageable-copy after 5 runs" "$LOG/stability-resume.log" &&
+        grep -q "full points in 5 of 6 runs" "$LOG/stability-resume.log" &&
+        grep -q "^z (need >= 0.5): need >= 0.5; 1 first measurements" "$LOG/stability-resume.log" &&
+        grep -q "^2	z (need >= 0.5)	1	0.9	0.5	1	planted$" build/stability/01-pageable-copy.tsv; then
+        ok "stability: RESUME=1 keeps the last report's runs and measurements and adds one run to make 6"
+    else bad "stability: RESUME=1 did not add to the last report (log: $LOG/stability-resume.log)"; fi
     # the margins, from a ratio log of known figures: (median - need) / sd, or (need - median) / sd for "at most"
     printf 'a (need >= 0.85)\t1\t1.00\t0.85\t1\na (need >= 0.85)\t1\t0.98\t0.85\t1\na (need >= 0.85)\t1\t1.02\t0.85\t1\na (need >= 0.85)\t2\t0.99\t0.85\t1\nb (need <= 150)\t1\t3\t150\t0\nb (need <= 150)\t1\t5\t150\t0\nc (need >= 0.95)\t1\t1.00\t0.95\t1\nc (need >= 0.95)\t1\t0.96\t0.95\t1\n' >"$LOG/ratios.tsv"
     python3 grader/scripts/stability.py --from-log "$LOG/ratios.tsv" >"$LOG/stability-model.log" 2>&1
