@@ -61,16 +61,20 @@ def read_log(path, run):
 
 
 def kept_runs(txt, tsv):
-    """(runs, full, rows) of an earlier report and its measurements, or None if there is none to resume"""
+    """(runs, full, rows) of an earlier report and its measurements; None if there is none; 'bad' if there is one
+    this script cannot read (not resumed, and not overwritten)"""
     if not (os.path.isfile(txt) and os.path.isfile(tsv)):
         return None
     m = re.search(r'full points in (\d+) of (\d+) runs', open(txt).readline())
     if not m:
-        return None
+        return 'bad'
     rows = []
     for line in open(tsv).read().splitlines()[1:]:
         f = line.split('\t')
-        rows.append((int(f[0]), f[1], int(f[2]), float(f[3]), float(f[4]), f[5] == '1', f[6] if len(f) > 6 else ''))
+        try:
+            rows.append((int(f[0]), f[1], int(f[2]), float(f[3]), float(f[4]), f[5] == '1', f[6] if len(f) > 6 else ''))
+        except (ValueError, IndexError):
+            return 'bad'
     return int(m.group(2)), int(m.group(1)), rows
 
 
@@ -90,7 +94,8 @@ def main():
         args = args[:-2]
     if not 1 <= len(args) <= 2 or not args[0].isdigit() or (len(args) == 2 and not args[1].isdigit()) or \
             (minutes is not None and not 0 <= minutes <= 10000):
-        print('usage: stability.py NN [RUNS] [--minutes M] [--resume]  (M a number of minutes, 0 or more)', file=sys.stderr)
+        print('usage: stability.py NN [RUNS] [--minutes M] [--resume]  (M a number of minutes, 0 or more)',
+              file=sys.stderr)
         return 2
     runs = int(args[1]) if len(args) == 2 else 50
     deadline = time.monotonic() + minutes * 60 if minutes is not None else None
@@ -106,6 +111,10 @@ def main():
     rows, full, first = [], 0, 1
     kept = kept_runs(os.path.join(out, slugs[0] + '.txt'), os.path.join(out, slugs[0] + '.tsv')) if resume else None
     if resume:
+        if kept == 'bad':
+            print('stability: %s.txt or .tsv in %s is not a report this script wrote; nothing resumed or overwritten '
+                  '(move them away, or run without RESUME=1)' % (slugs[0], out), file=sys.stderr)
+            return 2
         if kept is None:
             print('stability: no earlier report of %s in %s to resume; starting afresh' % (slugs[0], out))
         else:

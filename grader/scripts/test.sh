@@ -295,6 +295,13 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
         grep -q "^2	z (need >= 0.5)	1	0.9	0.5	1	planted$" build/stability/01-pageable-copy.tsv; then
         ok "stability: RESUME=1 keeps the last report's runs and measurements and adds one run to make 6"
     else bad "stability: RESUME=1 did not add to the last report (log: $LOG/stability-resume.log)"; fi
+    echo "not a report" >>build/stability/01-pageable-copy.tsv
+    cp build/stability/01-pageable-copy.tsv "$LOG/stability-kept.tsv"
+    if ! make -s stability LAB=01 N=7 RESUME=1 >"$LOG/stability-bad.log" 2>&1 &&
+        grep -q "is not a report this script wrote; nothing resumed or overwritten" "$LOG/stability-bad.log" &&
+        cmp -s build/stability/01-pageable-copy.tsv "$LOG/stability-kept.tsv"; then
+        ok "stability: RESUME=1 on a report it cannot read stops with a message and leaves the report as it was"
+    else bad "stability: RESUME=1 on an unreadable report (log: $LOG/stability-bad.log)"; fi
     # the margins, from a ratio log of known figures: (median - need) / sd, or (need - median) / sd for "at most"
     printf 'a (need >= 0.85)\t1\t1.00\t0.85\t1\na (need >= 0.85)\t1\t0.98\t0.85\t1\na (need >= 0.85)\t1\t1.02\t0.85\t1\na (need >= 0.85)\t2\t0.99\t0.85\t1\nb (need <= 150)\t1\t3\t150\t0\nb (need <= 150)\t1\t5\t150\t0\nc (need >= 0.95)\t1\t1.00\t0.95\t1\nc (need >= 0.95)\t1\t0.96\t0.95\t1\n' >"$LOG/ratios.tsv"
     python3 grader/scripts/stability.py --from-log "$LOG/ratios.tsv" >"$LOG/stability-model.log" 2>&1
