@@ -50,14 +50,15 @@ def report(rows, runs, full, where):
     return lines
 
 
+def ratio_row(run, f):
+    """one ratio row (run, what, attempt, ratio, need, at_least, figures) from a ratio log line's fields; ValueError
+    or IndexError when they are not one"""
+    return run, f[0], int(f[1]), float(f[2]), float(f[3]), f[4] == '1', f[5] if len(f) > 5 else ''
+
+
 def read_log(path, run):
     """ratio rows of one log file"""
-    rows = []
-    for line in open(path):
-        f = line.rstrip('\n').split('\t')
-        if len(f) in (5, 6):
-            rows.append((run, f[0], int(f[1]), float(f[2]), float(f[3]), f[4] == '1', f[5] if len(f) == 6 else ''))
-    return rows
+    return [ratio_row(run, f) for f in (line.rstrip('\n').split('\t') for line in open(path)) if len(f) in (5, 6)]
 
 
 def kept_runs(txt, tsv):
@@ -66,16 +67,12 @@ def kept_runs(txt, tsv):
     if not (os.path.isfile(txt) and os.path.isfile(tsv)):
         return None
     m = re.search(r'full points in (\d+) of (\d+) runs', open(txt).readline())
-    if not m:
+    try:
+        rows = [ratio_row(int(line.split('\t')[0]), line.split('\t')[1:])
+                for line in open(tsv).read().splitlines()[1:]]
+    except (ValueError, IndexError):
         return 'bad'
-    rows = []
-    for line in open(tsv).read().splitlines()[1:]:
-        f = line.split('\t')
-        try:
-            rows.append((int(f[0]), f[1], int(f[2]), float(f[3]), float(f[4]), f[5] == '1', f[6] if len(f) > 6 else ''))
-        except (ValueError, IndexError):
-            return 'bad'
-    return int(m.group(2)), int(m.group(1)), rows
+    return (int(m.group(2)), int(m.group(1)), rows) if m else 'bad'
 
 
 def main():
