@@ -33,12 +33,16 @@ ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -I. -I$(CUDA_HOME)/include $(DEP
 NVCCFLAGS ?= -O2 -g
 ALL_NVCCFLAGS = $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -I. -Xcompiler -Wall,-Wextra $(DEPFLAGS)
 LDLIBS := -lpthread -ldl -lrt
-# Calls passed through the kit with no change to the code that makes them: common/tracecopy.c puts copies on a
-# timeline (explorers and graders of every lab); common/pincount.c counts pinned memory (the labs in PIN_COUNTED).
-WRAP := -Xlinker --wrap=cudaMemcpyAsync
-PIN_WRAP := $(foreach f,cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister,-Xlinker --wrap=$(f))
-PIN_COUNTED := 06-pinning
-lab_wrap = $(WRAP) $(if $(filter $(1),$(PIN_COUNTED)),$(PIN_WRAP))
+# Calls passed through the kit with no change to the code that makes them, in every program it links:
+# common/copylog.c and common/tracecopy.c record copies (a grader checks what was copied; explorers and graders
+# put copies on a timeline), common/pincount.c counts pinned memory, common/rescount.c device buffers, streams
+# and events (graders find what a student's code never released).
+WRAP_CALLS := cudaMemcpy cudaMemcpyAsync \
+  cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister \
+  cudaMalloc cudaMallocManaged cudaFree cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority \
+  cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy
+WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
+lab_wrap = $(WRAP)
 
 ifeq ($(V),1)
   Q :=
@@ -107,22 +111,18 @@ LAB_BINS += $$(if $$(wildcard solutions/$(1)/lab.cu),$(B)/bin/$(1)-explore-solut
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULES,$(l))))
 
+# the unit tests of common/pincount.c, rescount.c and copylog.c go through the calls they count
 $(B)/bin/unit-%: $(B)/obj/common/test/%.o $(LIBXL)
 	@mkdir -p $(dir $@)
-	$(LINK) $(CRIT_LIBS) $(LDLIBS)
-
-# common/pincount.c is tested through the calls it counts
-$(B)/bin/unit-pincount: $(B)/obj/common/test/pincount.o $(LIBXL)
-	@mkdir -p $(dir $@)
-	$(LINK) $(CRIT_LIBS) $(PIN_WRAP) $(LDLIBS)
+	$(LINK) $(CRIT_LIBS) $(WRAP) $(LDLIBS)
 
 $(SELFTEST): $(B)/obj/grader/selftest.o $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $(dir $@)
-	$(LINK) $(CRIT_LIBS) $(LDLIBS)
+	$(LINK) $(CRIT_LIBS) $(WRAP) $(LDLIBS)
 
 $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	@mkdir -p $(dir $@)
-	$(LINK) $(LDLIBS)
+	$(LINK) $(WRAP) $(LDLIBS)
 
 # ===== Targets =====
 .PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs help clean
@@ -226,6 +226,9 @@ help:
 
 clean:
 	@find $(B) -mindepth 1 -maxdepth 1 ! -name criterion -exec rm -rf {} + 2>/dev/null || true
+
+# make mutate: generated mutants of the reference solutions, graded on a GPU (grader/mutate/; staff only)
+-include grader/mutate/mutate.mk
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 .SECONDARY:

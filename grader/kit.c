@@ -1,6 +1,7 @@
 /* kit.c - the kit's reference measurements and byte checks for graders (see kit.h). */
 #include "kit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,4 +111,68 @@ void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void 
         release(p);
     }
     release(NULL);
+}
+
+/* ===== Contract coverage ===== */
+
+long kit_rand_int(long lo, long hi)
+{
+    uint64_t r;
+    xl_fill_random(&r, sizeof r, xl_fresh_seed());
+    return hi <= lo ? lo : lo + (long)(r % (uint64_t)(hi - lo + 1));
+}
+
+kit_held kit_held_now(void)
+{
+    kit_held h = {xl_pinned_now(), xl_resources_now()};
+    return h;
+}
+
+void kit_expect_released(kit_held before, const char *what)
+{
+    kit_held now = kit_held_now();
+    char grew[512] = "";
+    size_t used = 0;
+    /* add - names one kind of resource that grew */
+#define ADD(cond, ...)                                                                                         \
+    if (cond && used < sizeof grew)                                                                            \
+        used += snprintf(grew + used, sizeof grew - used, __VA_ARGS__);
+    ADD(now.pinned.allocations > before.pinned.allocations, "%s%ld pinned buffers (%zu bytes)", used ? ", " : "",
+        now.pinned.allocations - before.pinned.allocations, now.pinned.alloc_bytes - before.pinned.alloc_bytes)
+    ADD(now.pinned.registrations > before.pinned.registrations, "%s%ld registrations (cudaHostRegister)",
+        used ? ", " : "", now.pinned.registrations - before.pinned.registrations)
+    ADD(now.res.dev_allocations > before.res.dev_allocations, "%s%ld device buffers (%zu bytes)", used ? ", " : "",
+        now.res.dev_allocations - before.res.dev_allocations, now.res.dev_bytes - before.res.dev_bytes)
+    ADD(now.res.streams > before.res.streams, "%s%ld streams", used ? ", " : "", now.res.streams - before.res.streams)
+    ADD(now.res.events > before.res.events, "%s%ld events", used ? ", " : "", now.res.events - before.res.events)
+#undef ADD
+    cr_assert(used == 0, "after %s, still held: %s. Release everything a call made before it returns, or in the "
+              "matching destroy/free", what, grew);
+}
+
+void kit_expect_not_write_combined(const void *p, const char *name)
+{
+    unsigned int flags = 0;
+    if (cudaHostGetFlags(&flags, (void *)p) != cudaSuccess) { /* registered or pageable memory: not write-combined */
+        cudaGetLastError();
+        return;
+    }
+    int write_combined = (flags & cudaHostAllocWriteCombined) != 0;
+    cr_assert(write_combined == 0,
+              "%s returned write-combined memory (cudaHostAllocWriteCombined): the host reads it many times slower "
+              "than ordinary memory, and this lab's host reads it; allocate it with cudaMallocHost or "
+              "cudaHostAlloc(..., cudaHostAllocDefault)",
+              name);
+}
+
+void kit_queue_busy_memset(cudaStream_t stream, uint64_t busy_ns, void *dev, int byte, size_t bytes)
+{
+    xl_delay(stream, busy_ns);
+    XL_CHECK(cudaMemsetAsync(dev, byte, bytes, stream));
+}
+
+void kit_queue_busy_copy(cudaStream_t stream, uint64_t busy_ns, void *dst, const void *src, size_t bytes)
+{
+    xl_delay(stream, busy_ns);
+    XL_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/pincount.h"
+#include "common/rescount.h"
 #include "common/stats.h"
 
 /* kit_time_copy - the kit's timing of cudaMemcpy: warmup runs, then the median of reps, on stream 0 */
@@ -53,5 +55,40 @@ double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns);
 
 /* kit_expect_host_bytes - the same for host memory */
 void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, size_t guard, const char *what);
+
+/* ===== Contract coverage: the rules of docs/grading.md ("What every grader checks") ===== */
+
+/* kit_rand_int - a fresh random integer in [lo, hi], both included: a contract parameter is varied over its whole
+ * range, never passed one fixed value (state the values drawn in every failure message) */
+long kit_rand_int(long lo, long hi);
+
+/* What a process holds that a student's code can create and forget. */
+typedef struct {
+    xl_pinned pinned;   /* pinned allocations and registrations (common/pincount) */
+    xl_resources res;   /* device buffers, streams, events (common/rescount) */
+} kit_held;
+
+/* kit_held_now - the counts now */
+kit_held kit_held_now(void);
+
+/* kit_expect_released - fails unless nothing more is held now than at before: every pinned buffer,
+ * registration, device buffer, stream and event made since was released; what names the calls made since
+ * (e.g. "lab_pool_create, two lab_pool_get and lab_pool_destroy") */
+void kit_expect_released(kit_held before, const char *what);
+
+/* kit_expect_not_write_combined - fails when the page-locked p was allocated write-combined
+ * (cudaHostAllocWriteCombined): the host reads such memory many times slower than ordinary memory; name is
+ * the student's function, for the message */
+void kit_expect_not_write_combined(const void *p, const char *name);
+
+/* kit_queue_busy_memset - queues on stream busy_ns of GPU work, then sets dev[0 .. bytes) to byte. A student's
+ * operation that honours the stream runs after both; one queued on any other stream (the legacy stream
+ * included, when stream is non-blocking) runs before the memset lands, and its result is overwritten */
+void kit_queue_busy_memset(cudaStream_t stream, uint64_t busy_ns, void *dev, int byte, size_t bytes);
+
+/* kit_queue_busy_copy - queues on stream busy_ns of GPU work, then copies bytes from the device buffer src to
+ * the device buffer dst: what a student's operation on stream reads of dst is the copied data only if it
+ * runs after the copy, that is, on stream */
+void kit_queue_busy_copy(cudaStream_t stream, uint64_t busy_ns, void *dst, const void *src, size_t bytes);
 
 #endif

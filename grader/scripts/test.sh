@@ -138,6 +138,9 @@ for lab in labs/[0-9][0-9]-*/; do
     done
 done
 
+# generated mutants: the mutation tool's own tests here, a fixed sample graded on a GPU (grader/mutate/)
+[ ! -f grader/mutate/test.sh ] || . grader/mutate/test.sh
+
 echo "-- handouts: the points table is the grader's"
 for lab in labs/[0-9][0-9]-*/; do
     slug=$(basename "$lab")

@@ -1,0 +1,74 @@
+/* copylog.c - records every cudaMemcpy and cudaMemcpyAsync while a record is open (see copylog.h).
+ * cudaMemcpy is wrapped here; cudaMemcpyAsync's wrapper is in tracecopy.c and calls xl_copylog_note. */
+#include "copylog.h"
+
+#include <pthread.h>
+
+cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+
+static xl_copy_rec *log_recs; /* NULL: no record open */
+static int log_max, log_n;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void xl_copylog_start(xl_copy_rec *recs, int max)
+{
+    pthread_mutex_lock(&lock);
+    log_recs = recs, log_max = max, log_n = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int xl_copylog_stop(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = log_n;
+    log_recs = NULL, log_max = 0, log_n = 0;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int xl_copylog_count(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = log_recs ? log_n : 0;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void xl_copylog_note(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream,
+                     int async)
+{
+    pthread_mutex_lock(&lock);
+    if (log_recs) {
+        if (log_n < log_max)
+            log_recs[log_n] = (xl_copy_rec){dst, src, bytes, kind, stream, async};
+        log_n++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* on_device - 1 when p is device (or managed) memory, as the runtime knows it */
+static int on_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+enum cudaMemcpyKind xl_copy_dir(const xl_copy_rec *r)
+{
+    if (r->kind != cudaMemcpyDefault)
+        return r->kind;
+    int d = on_device(r->dst), s = on_device(r->src);
+    return d && s ? cudaMemcpyDeviceToDevice : d ? cudaMemcpyHostToDevice : s ? cudaMemcpyDeviceToHost
+                                                                              : cudaMemcpyHostToHost;
+}
+
+/* __wrap_cudaMemcpy - cudaMemcpy, noted in the open record; same result */
+cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    xl_copylog_note(dst, src, bytes, kind, 0, 0);
+    return __real_cudaMemcpy(dst, src, bytes, kind);
+}

@@ -1,0 +1,150 @@
+/* rescount.c - counts device buffers, streams and events at the CUDA calls (see rescount.h). */
+#include "rescount.h"
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+
+#define SLOTS 8192
+
+cudaError_t __real_cudaMalloc(void **ptr, size_t bytes);
+cudaError_t __real_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t __real_cudaFree(void *ptr);
+cudaError_t __real_cudaStreamCreate(cudaStream_t *s);
+cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags);
+cudaError_t __real_cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority);
+cudaError_t __real_cudaStreamDestroy(cudaStream_t s);
+cudaError_t __real_cudaEventCreate(cudaEvent_t *e);
+cudaError_t __real_cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags);
+cudaError_t __real_cudaEventDestroy(cudaEvent_t e);
+
+/* Device buffers held: pointer and size, one slot each (bytes 0: a free slot). */
+static struct {
+    void *ptr;
+    size_t bytes;
+} bufs[SLOTS];
+static xl_resources now;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* note_buffer - remembers a device buffer */
+static void note_buffer(void *ptr, size_t bytes)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < SLOTS; i++)
+        if (!bufs[i].ptr) {
+            bufs[i].ptr = ptr, bufs[i].bytes = bytes;
+            break;
+        }
+    now.dev_allocations++, now.dev_bytes += bytes;
+    pthread_mutex_unlock(&lock);
+}
+
+/* forget_buffer - drops a freed device buffer */
+static void forget_buffer(void *ptr)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < SLOTS; i++)
+        if (bufs[i].ptr == ptr) {
+            now.dev_allocations--, now.dev_bytes -= bufs[i].bytes;
+            bufs[i].ptr = NULL, bufs[i].bytes = 0;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+/* count - adds d to *what under the lock */
+static void count(long *what, long d)
+{
+    pthread_mutex_lock(&lock);
+    *what += d;
+    pthread_mutex_unlock(&lock);
+}
+
+xl_resources xl_resources_now(void)
+{
+    pthread_mutex_lock(&lock);
+    xl_resources r = now;
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+/* ===== The wrapped calls: the runtime's, then the count when it succeeded ===== */
+
+cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes)
+{
+    cudaError_t e = __real_cudaMalloc(ptr, bytes);
+    if (e == cudaSuccess && ptr && *ptr)
+        note_buffer(*ptr, bytes);
+    return e;
+}
+
+cudaError_t __wrap_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags)
+{
+    cudaError_t e = __real_cudaMallocManaged(ptr, bytes, flags);
+    if (e == cudaSuccess && ptr && *ptr)
+        note_buffer(*ptr, bytes);
+    return e;
+}
+
+cudaError_t __wrap_cudaFree(void *ptr)
+{
+    cudaError_t e = __real_cudaFree(ptr);
+    if (e == cudaSuccess && ptr)
+        forget_buffer(ptr);
+    return e;
+}
+
+cudaError_t __wrap_cudaStreamCreate(cudaStream_t *s)
+{
+    cudaError_t e = __real_cudaStreamCreate(s);
+    if (e == cudaSuccess)
+        count(&now.streams, 1);
+    return e;
+}
+
+cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+    cudaError_t e = __real_cudaStreamCreateWithFlags(s, flags);
+    if (e == cudaSuccess)
+        count(&now.streams, 1);
+    return e;
+}
+
+cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
+{
+    cudaError_t e = __real_cudaStreamCreateWithPriority(s, flags, priority);
+    if (e == cudaSuccess)
+        count(&now.streams, 1);
+    return e;
+}
+
+cudaError_t __wrap_cudaStreamDestroy(cudaStream_t s)
+{
+    cudaError_t e = __real_cudaStreamDestroy(s);
+    if (e == cudaSuccess && s)
+        count(&now.streams, -1);
+    return e;
+}
+
+cudaError_t __wrap_cudaEventCreate(cudaEvent_t *ev)
+{
+    cudaError_t e = __real_cudaEventCreate(ev);
+    if (e == cudaSuccess)
+        count(&now.events, 1);
+    return e;
+}
+
+cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *ev, unsigned int flags)
+{
+    cudaError_t e = __real_cudaEventCreateWithFlags(ev, flags);
+    if (e == cudaSuccess)
+        count(&now.events, 1);
+    return e;
+}
+
+cudaError_t __wrap_cudaEventDestroy(cudaEvent_t ev)
+{
+    cudaError_t e = __real_cudaEventDestroy(ev);
+    if (e == cudaSuccess && ev)
+        count(&now.events, -1);
+    return e;
+}

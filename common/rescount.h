@@ -1,0 +1,33 @@
+/* rescount.h - how many device buffers, streams and events this process holds, counted at the CUDA calls.
+ *
+ * Part of xferlab's common library, beside pincount.h (pinned host memory). Programs linked with the kit's
+ * --wrap flags (every explorer, grader and unit test; see the Makefile's WRAP) pass every cudaMalloc,
+ * cudaMallocManaged, cudaFree, cudaStreamCreate*, cudaStreamDestroy, cudaEventCreate* and cudaEventDestroy
+ * through common/rescount.c, which counts what succeeded. Graders use it to find what a student's code
+ * created and never released; the code counted needs no change.
+ */
+#ifndef XL_RESCOUNT_H
+#define XL_RESCOUNT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What is held now. */
+typedef struct {
+    long dev_allocations; /* cudaMalloc / cudaMallocManaged, not yet freed */
+    size_t dev_bytes;
+    long streams;         /* created, not yet destroyed */
+    long events;
+} xl_resources;
+
+/* xl_resources_now - the counts so far (all zero in a program not linked with the wrap flags) */
+xl_resources xl_resources_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
