@@ -125,10 +125,12 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	$(LINK) $(WRAP) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs help clean
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs help clean mutate-gen mutate
 
+# the build runs on every core unless make was given its own -j
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 all: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) build
 
 build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE)
 	@:
@@ -221,6 +223,8 @@ help:
 	@echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"
 	@echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1]  grade the reference N times (or for M minutes; RESUME=1 adds to the last report): pass rate, each threshold's margin"
 	@echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"
+	@[ ! -f grader/mutate/mutate.mk ] || { echo "  make mutate-gen   generate mutants of every reference solution into build/mutate/ (python3-clang; LAB=NN for one)"; \
+	 echo "  make mutate [LAB=NN] [SAMPLE=N]  build and grade the generated mutants on this GPU: killed, survived, score per lab"; }
 	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
 	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 

@@ -3,7 +3,11 @@
  * Built against the student's labs/01-pageable-copy/lab.cu (make grade LAB=01),
  * the reference solution (IMPL=solution) and each planted mutant (make test).
  * Every figure a speed test judges is compared with the kit's own measurement
- * in the same run. Tests marked XL_CPU grade without a GPU.
+ * in the same run, and the bytes of the student's timed copies are checked after it.
+ * Contract checks vary every argument, queue GPU work ahead of a call on the stream it
+ * must respect (the caller's, or the legacy stream for lab_copy), record the copies a
+ * sweep makes (common/copylog.h) and count what a call leaves allocated (kit_held_now).
+ * Tests marked XL_CPU grade without a GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +18,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/copylog.h"
 #include "common/delay.h"
 #include "common/timing.h"
 #include "grader/grade.h"
@@ -34,74 +39,302 @@ XL_LAB("01", "pageable-copy");
  * the kit's rate on an H100 and 94% to 114% on an H200: mean 101%, standard deviation 4%. 85% sits about four
  * standard deviations below the mean, and a failing attempt is measured again twice. */
 #define SPEED_NEED 0.85
+/* Checks of the contract, not of speed: small and quick. */
+#define RUN_NS 20000000ull         /* the operation timer.waits_for_gpu times: 20 ms */
+#define AHEAD_NS 40000000ull       /* GPU work queued on the caller's stream just before a call: part of no run */
+#define WARMUP_MS 0.4              /* scripted warm-ups: faster than every timed run, so a timed warm-up shows */
+#define STAT_TOL_MS 0.2            /* every wrong statistic of the scripted runs lies 0.45 ms or more away; events
+                                    * time a run to within a few us (0.2 ms leaves room for a slow launch) */
+#define LEGACY_BUSY_NS 30000000ull /* the legacy stream kept busy 30 ms ahead of a copy */
+#define LATER_US 5000              /* a host-to-device result is read 5 ms after lab_copy returned */
+#define STALE_BYTE 0x5A            /* what work queued ahead writes: neither the poison nor the data */
+#define LOG_MAX (1 << 14)          /* copies recorded per checked sweep */
+
+/* random_host - malloc'd host memory holding fresh random data (every page touched); fails the test on OOM */
+static unsigned char *random_host(size_t bytes)
+{
+    unsigned char *p = malloc(bytes ? bytes : 1);
+    cr_assert(p != NULL, "the grader could not allocate %zu bytes of host memory", bytes);
+    xl_fill_random(p, bytes, xl_fresh_seed());
+    return p;
+}
+
+/* odd_size - a random size in [lo, hi] that is not a power of two */
+static size_t odd_size(long lo, long hi)
+{
+    size_t n = (size_t)kit_rand_int(lo, hi);
+    return (n & (n - 1)) == 0 ? n + 1 : n;
+}
 
 /* ===== Part A: the timer ===== */
 
-/* delay_work - lab_work_fn: the delay kernel for *(uint64_t *)ctx nanoseconds */
-static void delay_work(cudaStream_t s, void *ctx)
-{
-    xl_delay(s, *(uint64_t *)ctx);
-}
-
-XL_TEST(timer, waits_for_gpu, 10, XL_GPU, "lab_time_gpu times a 20 ms GPU operation as 20 ms (it waits for the GPU)", 10)
-{
-    cudaStream_t s = kit_stream();
-    uint64_t ns = 20 * 1000 * 1000;
-    xl_timing kit, you = {0};
-    xl_time_gpu(delay_work, &ns, s, 1, 3, &kit);
-    xl_expect_ok(lab_time_gpu(delay_work, &ns, s, 1, 3, &you), "lab_time_gpu");
-    double r = you.median_ms / kit.median_ms;
-    cr_assert(r > 0.9 && r < 1.1,
-              "your timer measured %.3f ms for GPU work the kit times at %.3f ms (ratio %.2f; need 0.90 to 1.10)%s",
-              you.median_ms, kit.median_ms, r,
-              r < 0.5 ? ": does it wait for the stop event (cudaEventSynchronize) before reading the time?" : "");
-    xl_note("your timer %.3f ms, the kit's %.3f ms", you.median_ms, kit.median_ms);
-}
-
-/* A work function whose runs take scripted times, in order. */
+/* A work function whose runs take scripted times, in order, and that counts its calls. */
 typedef struct {
     int calls;
+    int n;          /* scripted runs; the ones after take tail_ms */
+    double tail_ms;
     double ms[16];
 } script;
 
-/* scripted_work - lab_work_fn: run k takes ms[k] of GPU time */
+/* scripted_work - lab_work_fn: call k takes ms[k] of GPU time (tail_ms from call n on) */
 static void scripted_work(cudaStream_t s, void *ctx)
 {
     script *sc = ctx;
-    double ms = sc->calls < 16 ? sc->ms[sc->calls] : 1.0;
+    double ms = sc->calls < sc->n ? sc->ms[sc->calls] : sc->tail_ms;
     sc->calls++;
     xl_delay(s, (uint64_t)(ms * 1e6));
 }
 
-XL_TEST(timer, median_after_warmup, 5, XL_GPU,
-        "lab_time_gpu leaves warm-up runs out and reports the median, min and max", 10)
+XL_TEST(timer, waits_for_gpu, 10, XL_GPU,
+        "lab_time_gpu times a 20 ms GPU operation as 20 ms: it waits for the GPU, times on the caller's stream and "
+        "releases its events", 10)
 {
-    /* two slow warm-ups (30 ms), then five runs: three of 2 ms and two of 9 ms in a fresh order */
-    script sc = {0, {30, 30, 2, 2, 2, 2, 2}};
-    uint64_t seed = xl_fresh_seed();
-    int a = 2 + (int)(seed % 5), b = 2 + (int)((seed >> 8) % 4);
-    if (b >= a)
-        b++;
-    sc.ms[a] = 9;
-    sc.ms[b] = 9;
     cudaStream_t s = kit_stream();
+    script sc = {0, 0, RUN_NS / 1e6, {0}};
+    xl_timing kit, you = {0};
+    xl_time_gpu(scripted_work, &sc, s, 1, 3, &kit);
+    sc.calls = 0;
+    kit_held before = kit_held_now();
+    xl_delay(s, AHEAD_NS); /* queued on the caller's stream before the call: part of no run */
+    xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, 0, 3, &you), "lab_time_gpu");
+    cr_assert(sc.calls == 3, "with warmup=0 and reps=3, lab_time_gpu must call the work 3 times; it called it %d times%s",
+              sc.calls, sc.calls == 4 ? " (a warm-up run although warmup is 0?)" : "");
+    double r = you.median_ms / kit.median_ms;
+    cr_assert(r > 0.9 && r < 1.1,
+              "your timer measured %.3f ms for GPU work the kit times at %.3f ms (ratio %.2f; need 0.90 to 1.10)%s",
+              you.median_ms, kit.median_ms, r,
+              r < 0.5 ? ": does it wait for the stop event (cudaEventSynchronize) before reading the time, and are the "
+                        "events recorded on the stream it was given?"
+                      : "");
+    cr_assert(you.min_ms > 0.9 * kit.min_ms && you.max_ms < 1.1 * kit.max_ms,
+              "your timer's 3 runs of a 20 ms operation (warmup 0) took %.3f to %.3f ms; the kit's took %.3f to %.3f "
+              "ms (need within 10%%)%s",
+              you.min_ms, you.max_ms, kit.min_ms, kit.max_ms,
+              you.max_ms > AHEAD_NS / 1e6
+                  ? ": the grader had queued 40 ms of other work on the stream just before the call, and a run counted "
+                    "it. Record an event on the stream before each run and one after: the GPU stamps each when it "
+                    "reaches it, after the work queued earlier; a host clock started at the call does not know about it"
+                  : "");
+    XL_CHECK(cudaStreamSynchronize(s));
+    kit_expect_released(before, "lab_time_gpu (warmup 0, reps 3)");
+    xl_note("your timer %.3f ms (%.3f-%.3f), the kit's %.3f ms", you.median_ms, you.min_ms, you.max_ms, kit.median_ms);
+}
+
+/* design_runs - reps (>= 4) run times in ms, in a fresh order, whose min, median, mean, max, first and last all
+ * differ by more than 0.45 ms (runs 1 ms apart, the slowest an outlier placed so that the mean falls between two
+ * runs): a wrong statistic never gives the right answer */
+static void design_runs(int reps, double *runs)
+{
+    double v[16], base = 1.0 + 0.1 * (double)kit_rand_int(0, 10), mean = 0;
+    int ok = 0;
+    for (int k = 0; k < reps - 1; k++)
+        v[k] = base + k;
+    for (int step = 0; step < 64 && !ok; step++) { /* the slowest run an outlier, placed so the mean is apart */
+        v[reps - 1] = base + reps - 2 + 3.0 + 0.5 * step;
+        mean = 0;
+        for (int k = 0; k < reps; k++)
+            mean += v[k] / reps;
+        ok = fabs(mean - xl_median(v, reps)) > 0.45;
+        for (int k = 0; k < reps; k++)
+            ok = ok && fabs(mean - v[k]) > 0.45;
+    }
+    cr_assert(ok, "the grader could not design runs for reps %d", reps);
+    /* first and last: neither the min, the max, nor (odd count) the median; the others in a fresh order */
+    int pick[16], np = 0, rest[16], nr = 0;
+    for (int k = 1; k < reps - 1; k++)
+        if (reps % 2 == 0 || k != reps / 2)
+            pick[np++] = k;
+    int a = (int)kit_rand_int(0, np - 1), b = (int)kit_rand_int(0, np - 2);
+    b += b >= a;
+    for (int k = 0; k < reps; k++)
+        if (k != pick[a] && k != pick[b])
+            rest[nr++] = k;
+    for (int k = nr - 1; k > 0; k--) {
+        int j = (int)kit_rand_int(0, k), t = rest[k];
+        rest[k] = rest[j], rest[j] = t;
+    }
+    runs[0] = v[pick[a]];
+    runs[reps - 1] = v[pick[b]];
+    for (int k = 0; k < nr; k++)
+        runs[k + 1] = v[rest[k]];
+}
+
+/* stat_hint - what a reported median that is not the median looks like, for the message */
+static const char *stat_hint(double got, const double *runs, int reps)
+{
+    double sorted[16], mean = 0;
+    memcpy(sorted, runs, reps * sizeof *runs);
+    for (int i = 0; i < reps; i++)
+        mean += runs[i] / reps;
+    for (int i = 1; i < reps; i++) /* insertion sort: a few values */
+        for (int j = i; j > 0 && sorted[j] < sorted[j - 1]; j--) {
+            double t = sorted[j];
+            sorted[j] = sorted[j - 1], sorted[j - 1] = t;
+        }
+    if (fabs(got - mean) < STAT_TOL_MS)
+        return ". Your median is their mean: sort the samples and take the middle (xl_summarize does)";
+    if (fabs(got - runs[0]) < STAT_TOL_MS)
+        return ". Your median is the first run: are the samples sorted before the middle is taken?";
+    if (fabs(got - runs[reps - 1]) < STAT_TOL_MS)
+        return ". Your median is the last run: is every run's time kept, not only the last?";
+    if (fabs(got - sorted[0]) < STAT_TOL_MS)
+        return ". Your median is the fastest run";
+    if (fabs(got - sorted[reps - 1]) < STAT_TOL_MS)
+        return ". Your median is the slowest run";
+    if (reps % 2 == 0 && (fabs(got - sorted[reps / 2]) < STAT_TOL_MS || fabs(got - sorted[reps / 2 - 1]) < STAT_TOL_MS))
+        return ". Your median is one of the two middle runs: for an even count it is their mean";
+    return ". Were warm-up runs timed, or runs timed together?";
+}
+
+/* expect_scripted - one lab_time_gpu call on s: warmup warm-ups of WARMUP_MS, then the timed runs runs[0 .. reps)
+ * in that order; fails unless the work was called warmup + reps times, the summary is that of runs, and every
+ * event it made is released */
+static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int reps)
+{
+    script sc = {0, warmup + reps, WARMUP_MS, {0}};
+    char list[160];
+    size_t used = 0;
+    xl_timing want, you = {0};
+    for (int i = 0; i < warmup; i++)
+        sc.ms[i] = WARMUP_MS;
+    for (int i = 0; i < reps; i++) {
+        sc.ms[warmup + i] = runs[i];
+        used += snprintf(list + used, sizeof list - used, "%s%.1f", i ? ", " : "", runs[i]);
+    }
+    xl_summarize(runs, reps, &want);
+    kit_held before = kit_held_now();
+    xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, warmup, reps, &you), "lab_time_gpu");
+    cr_assert(sc.calls == warmup + reps,
+              "with warmup=%d and reps=%d, lab_time_gpu must call the work %d times; it called it %d times", warmup,
+              reps, warmup + reps, sc.calls);
+    cr_assert(you.reps == reps, "lab_time_gpu(warmup %d, reps %d): out->reps is %d; it must be reps, %d", warmup, reps,
+              you.reps, reps);
+    cr_assert(fabs(you.median_ms - want.median_ms) < STAT_TOL_MS && fabs(you.min_ms - want.min_ms) < STAT_TOL_MS &&
+                  fabs(you.max_ms - want.max_ms) < STAT_TOL_MS,
+              "lab_time_gpu(warmup %d, reps %d): after %d warm-ups of %.1f ms, runs of %s ms in that order. Their median "
+              "is %.2f ms%s, min %.2f, max %.2f; you reported median %.3f, min %.3f, max %.3f ms (need each within "
+              "%.2f ms)%s",
+              warmup, reps, warmup, WARMUP_MS, list, want.median_ms,
+              reps % 2 ? "" : " (the mean of the two middle runs)", want.min_ms, want.max_ms, you.median_ms,
+              you.min_ms, you.max_ms, STAT_TOL_MS,
+              fabs(you.median_ms - want.median_ms) < STAT_TOL_MS ? "" : stat_hint(you.median_ms, runs, reps));
+    XL_CHECK(cudaStreamSynchronize(s));
+    kit_expect_released(before, "lab_time_gpu");
+}
+
+XL_TEST(timer, median_after_warmup, 5, XL_GPU,
+        "lab_time_gpu calls the work warmup + reps times for any warmup and reps, times only the reps runs and "
+        "reports their median, min and max; bad arguments give -1", 10)
+{
+    static const int bad[3][2] = {{2, 0}, {2, 1025}, {-1, 3}}; /* warmup, reps */
+    cudaStream_t s = kit_stream();
+    script first = {0, 0, WARMUP_MS, {0}};
+    xl_timing t;
+    xl_time_gpu(scripted_work, &first, s, 1, 1, &t); /* loads the delay kernel (lazily loaded): no run below pays */
+    kit_held before = kit_held_now();
+    for (int i = 0; i < 3; i++) {
+        script sc = {0, 0, WARMUP_MS, {0}};
+        xl_timing out = {0};
+        int rc = lab_time_gpu(scripted_work, &sc, s, bad[i][0], bad[i][1], &out);
+        cr_assert(rc == -1 && sc.calls == 0,
+                  "lab_time_gpu(warmup %d, reps %d) returned %d and called the work %d times: lab.h allows warmup >= 0 "
+                  "and 1 <= reps <= 1024, and asks for -1 before any work otherwise",
+                  bad[i][0], bad[i][1], rc, sc.calls);
+    }
+    kit_expect_released(before, "lab_time_gpu with bad arguments");
+
+    /* an odd and an even count of runs whose min, median, mean, max, first and last all differ, after 0 to 4
+     * warm-ups; then the ends of reps: one run, and 1024 */
+    double runs[16];
+    int odd = 2 * (int)kit_rand_int(2, 4) + 1, even = 2 * (int)kit_rand_int(2, 4);
+    design_runs(odd, runs);
+    expect_scripted(s, (int)kit_rand_int(0, 4), runs, odd);
+    design_runs(even, runs);
+    expect_scripted(s, (int)kit_rand_int(0, 4), runs, even);
+    runs[0] = 1.0 + 0.1 * (double)kit_rand_int(0, 20);
+    expect_scripted(s, (int)kit_rand_int(0, 4), runs, 1);
+
+    script sc = {0, 0, 0.02, {0}};
+    int w = (int)kit_rand_int(0, 4);
     xl_timing you = {0};
-    xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, 2, 5, &you), "lab_time_gpu");
-    cr_assert(sc.calls == 7, "with warmup=2 and reps=5, lab_time_gpu must call the work 7 times; it called it %d times",
-              sc.calls);
-    cr_assert(you.reps == 5, "out->reps is %d; it must be the number of timed runs, 5", you.reps);
-    cr_assert(you.median_ms > 1.8 && you.median_ms < 2.6,
-              "runs of 2, 2, 2, 9 and 9 ms (in some order) after two 30 ms warm-ups: the median is 2 ms, "
-              "you reported %.3f ms (the mean would be 4.8; 9 or 30 means warm-ups were timed)",
-              you.median_ms);
-    cr_assert(you.min_ms > 1.8 && you.min_ms < 2.6 && you.max_ms > 8.5 && you.max_ms < 10,
-              "min and max should be about 2 and 9 ms; you reported %.3f and %.3f ms", you.min_ms, you.max_ms);
+    before = kit_held_now();
+    xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, w, 1024, &you), "lab_time_gpu");
+    cr_assert(sc.calls == w + 1024 && you.reps == 1024,
+              "lab_time_gpu(warmup %d, reps 1024) called the work %d times (need %d) and set out->reps to %d (need "
+              "1024): 1024 is the largest reps lab.h allows",
+              w, sc.calls, w + 1024, you.reps);
+    cr_assert(you.min_ms > 0 && you.min_ms <= you.median_ms && you.median_ms <= you.max_ms && you.median_ms < 1.0,
+              "lab_time_gpu(warmup %d, reps 1024) of a 0.02 ms operation reported min %.4f, median %.4f, max %.4f ms: "
+              "need 0 < min <= median <= max, and a median well under 1 ms",
+              w, you.min_ms, you.median_ms, you.max_ms);
+    XL_CHECK(cudaStreamSynchronize(s));
+    kit_expect_released(before, "lab_time_gpu (reps 1024)");
 }
 
 /* ===== Part B: copies ===== */
 
+/* check_h2d_behind_legacy - lab_copy host to device of a small random size while the legacy stream still has 30 ms
+ * of work, ending in an overwrite of the destination: the copy must come after that work, as cudaMemcpy's does,
+ * and be in place 5 ms after lab_copy returned (read on a stream that does not wait for the legacy stream) */
+static void check_h2d_behind_legacy(void)
+{
+    size_t n = (size_t)kit_rand_int(1, 65536);
+    char what[400];
+    unsigned char *src = random_host(n), *got = kit_pinned_alloc(n + GUARD);
+    void *dev = kit_dev_alloc(n + GUARD);
+    cudaStream_t reader = kit_stream();
+    kit_queue_busy_memset(0, LEGACY_BUSY_NS, dev, STALE_BYTE, n);
+    xl_expect_ok(lab_copy(dev, src, n, LAB_H2D), "lab_copy");
+    usleep(LATER_US);
+    XL_CHECK(cudaMemcpyAsync(got, dev, n + GUARD, cudaMemcpyDeviceToHost, reader));
+    XL_CHECK(cudaStreamSynchronize(reader));
+    snprintf(what, sizeof what,
+             "lab_copy(LAB_H2D) of %zu bytes, read 5 ms after it returned, while the legacy stream still ran 30 ms of "
+             "work queued before the call (the read does not wait for it): lab_copy must return only when the copy "
+             "is complete, so a cudaMemcpyAsync must be waited for before returning",
+             n);
+    kit_expect_host_bytes(got, src, n, GUARD, what);
+    XL_CHECK(cudaDeviceSynchronize());
+    snprintf(what, sizeof what,
+             "lab_copy(LAB_H2D) of %zu bytes, once the work queued before it on the legacy stream had finished (that "
+             "work ends by writing 0x%02X over the destination): the copy ran before that work. lab_copy must run in "
+             "order with the legacy stream, as cudaMemcpy does, not on a stream of its own",
+             n, STALE_BYTE);
+    kit_expect_dev_bytes(dev, src, n, GUARD, what);
+    XL_CHECK(cudaStreamDestroy(reader));
+    XL_CHECK(cudaFree(dev));
+    XL_CHECK(cudaFreeHost(got));
+    free(src);
+}
 
-XL_TEST(copy, h2d_exact, 10, XL_GPU, "lab_copy host to device is byte-exact for sizes from 1 byte to 64 MiB + 1", 10)
+/* check_d2h_behind_legacy - lab_copy device to host of a random size from a source that work queued on the legacy
+ * stream writes only after 30 ms: the copy must come after that work and be complete when lab_copy returns */
+static void check_d2h_behind_legacy(void)
+{
+    size_t n = (size_t)kit_rand_int(1, 1 << 20);
+    char what[400];
+    unsigned char *want = random_host(n), *dst = kit_host_alloc(n + GUARD);
+    void *real = kit_dev_alloc(n), *dev = kit_dev_alloc(n);
+    XL_CHECK(cudaMemcpy(real, want, n, cudaMemcpyHostToDevice));
+    XL_CHECK(cudaMemset(dev, STALE_BYTE, n));
+    kit_queue_busy_copy(0, LEGACY_BUSY_NS, dev, real, n); /* the source holds the data after 30 ms of GPU work */
+    xl_expect_ok(lab_copy(dst, dev, n, LAB_D2H), "lab_copy");
+    snprintf(what, sizeof what,
+             "lab_copy(LAB_D2H) of %zu bytes, read right after it returned, from a source that work queued before the "
+             "call on the legacy stream fills after 30 ms (0x%02X before): lab_copy must run in order with the legacy "
+             "stream, as cudaMemcpy does, and return only when dst holds the data",
+             n, STALE_BYTE);
+    kit_expect_host_bytes(dst, want, n, GUARD, what);
+    XL_CHECK(cudaDeviceSynchronize());
+    XL_CHECK(cudaFree(real));
+    XL_CHECK(cudaFree(dev));
+    free(want);
+    free(dst);
+}
+
+XL_TEST(copy, h2d_exact, 10, XL_GPU,
+        "lab_copy host to device is byte-exact for sizes from 1 byte to 64 MiB + 1, in order with the legacy stream "
+        "and complete when it returns", 10)
 {
     for (size_t i = 0; i < kit_n_awkward; i++) {
         size_t n = kit_awkward_sizes[i];
@@ -115,9 +348,12 @@ XL_TEST(copy, h2d_exact, 10, XL_GPU, "lab_copy host to device is byte-exact for 
         XL_CHECK(cudaFree(dev));
         free(src);
     }
+    check_h2d_behind_legacy();
 }
 
-XL_TEST(copy, d2h_exact, 10, XL_GPU, "lab_copy device to host is byte-exact for sizes from 1 byte to 64 MiB + 1", 10)
+XL_TEST(copy, d2h_exact, 10, XL_GPU,
+        "lab_copy device to host is byte-exact for sizes from 1 byte to 64 MiB + 1, in order with the legacy stream "
+        "and complete when it returns", 10)
 {
     for (size_t i = 0; i < kit_n_awkward; i++) {
         size_t n = kit_awkward_sizes[i];
@@ -133,6 +369,7 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU, "lab_copy device to host is byte-exact for 
         free(want);
         free(dst);
     }
+    check_d2h_behind_legacy();
 }
 
 XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffers and a bad direction return -1", 10)
@@ -146,9 +383,13 @@ XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffe
     cr_assert(lab_copy(dev, host, 16, (lab_dir)7) == -1, "lab_copy with direction 7 must return -1");
 }
 
-/* What the speed test copies. */
+/* What the speed test copies. The kit's copies and yours alternate, so yours go to destinations of their own,
+ * checked after the timing: a figure counts only for copies that moved the data. */
 typedef struct {
-    void *host, *dev;
+    unsigned char *src;      /* fresh random data: both H2D sources, and the kit's D2H destination (it gets it back) */
+    void *dev;               /* the kit's H2D destination, so it holds src: both D2H sources */
+    void *dev_you;           /* your H2D destination */
+    unsigned char *host_you; /* your D2H destination, and the H2D check's read-back */
 } speed_bufs;
 
 /* student_copy_work - xl_work_fn: one lab_copy as described by an xl_copy_job */
@@ -160,18 +401,29 @@ static void student_copy_work(cudaStream_t s, void *ctx)
               "lab_copy returned an error during the speed test");
 }
 
-/* measure_speed - xl_measure_fn: student vs kit, interleaved, both directions; ratio = the worse one */
+/* measure_speed - xl_measure_fn: student vs kit, interleaved, both directions; ratio = the worse one. Each direction's
+ * timed copies of yours are checked byte for byte after it is timed. */
 static void measure_speed(void *ctx, double *ratio, char *figures, size_t len)
 {
     speed_bufs *b = ctx;
-    xl_copy_job dirs[2] = {{b->dev, b->host, SPEED_BYTES, cudaMemcpyHostToDevice},
-                           {b->host, b->dev, SPEED_BYTES, cudaMemcpyDeviceToHost}};
+    xl_copy_job kit_jobs[2] = {{b->dev, b->src, SPEED_BYTES, cudaMemcpyHostToDevice},
+                               {b->src, b->dev, SPEED_BYTES, cudaMemcpyDeviceToHost}};
+    xl_copy_job your_jobs[2] = {{b->dev_you, b->src, SPEED_BYTES, cudaMemcpyHostToDevice},
+                                {b->host_you, b->dev, SPEED_BYTES, cudaMemcpyDeviceToHost}};
     const char *names[2] = {"H2D", "D2H"};
     size_t used = 0;
     *ratio = INFINITY;
+    XL_CHECK(cudaMemset(b->dev_you, XL_POISON_BYTE, SPEED_BYTES)); /* a measurement again starts from poison */
     for (int d = 0; d < 2 && used < len; d++) {
         xl_timing kit, you;
-        xl_time_interleaved(xl_memcpy_work, &dirs[d], student_copy_work, &dirs[d], 0, 5, &kit, &you);
+        if (d == 1)
+            xl_poison(b->host_you, SPEED_BYTES);
+        xl_time_interleaved(xl_memcpy_work, &kit_jobs[d], student_copy_work, &your_jobs[d], 0, 5, &kit, &you);
+        if (d == 0)
+            XL_CHECK(cudaMemcpy(b->host_you, b->dev_you, SPEED_BYTES, cudaMemcpyDeviceToHost));
+        kit_expect_host_bytes(b->host_you, b->src, SPEED_BYTES, 0,
+                              d == 0 ? "your timed lab_copy(LAB_H2D) runs of 64 MiB, read back after the timing"
+                                     : "your timed lab_copy(LAB_D2H) runs of 64 MiB, checked after the timing");
         double r = kit.median_ms / you.median_ms;
         if (r < *ratio)
             *ratio = r;
@@ -183,36 +435,137 @@ static void measure_speed(void *ctx, double *ratio, char *figures, size_t len)
     }
 }
 
-XL_TEST(copy, pageable_speed, 10, XL_GPU, "lab_copy of 64 MiB reaches 85% of the kit's pageable rate, both directions", 20)
+XL_TEST(copy, pageable_speed, 10, XL_GPU,
+        "lab_copy of 64 MiB reaches 85% of the kit's pageable rate, both directions, and the timed copies are exact", 20)
 {
-    speed_bufs b = {kit_host_alloc(SPEED_BYTES), kit_dev_alloc(SPEED_BYTES)};
+    speed_bufs b = {random_host(SPEED_BYTES), kit_dev_alloc(SPEED_BYTES), kit_dev_alloc(SPEED_BYTES),
+                    kit_host_alloc(SPEED_BYTES)};
     xl_ratio_check(measure_speed, &b, SPEED_NEED, 1, "pageable copy speed (need >= 85% of the kit's)");
     XL_CHECK(cudaFree(b.dev));
-    free(b.host);
+    XL_CHECK(cudaFree(b.dev_you));
+    free(b.src);
+    free(b.host_you);
 }
 
 /* ===== Part C: sweep and CSV ===== */
 
-/* kit_sweep - the kit's own sweep of cudaMemcpy over the lab's sizes, into pts */
-static void kit_sweep(enum cudaMemcpyKind kind, int reps, lab_point *pts)
+/* kit_sweep - the kit's own sweep of cudaMemcpy between host and dev (each at least min << (n-1) bytes): the n sizes
+ * min, 2 min, 4 min, ..., one warm-up and reps timed runs each, into pts */
+static void kit_sweep(enum cudaMemcpyKind kind, size_t min, int n, int reps, void *host, void *dev, lab_point *pts)
 {
-    void *host = kit_host_alloc(SWEEP_MAX), *dev = kit_dev_alloc(SWEEP_MAX);
-    for (int i = 0; i < SWEEP_POINTS; i++) {
-        size_t n = (size_t)SWEEP_MIN << i;
-        pts[i].bytes = n;
+    for (int i = 0; i < n; i++) {
+        size_t bytes = min << i;
+        pts[i].bytes = bytes;
         if (kind == cudaMemcpyHostToDevice)
-            kit_time_copy(dev, host, n, kind, 1, reps, &pts[i].t);
+            kit_time_copy(dev, host, bytes, kind, 1, reps, &pts[i].t);
         else
-            kit_time_copy(host, dev, n, kind, 1, reps, &pts[i].t);
+            kit_time_copy(host, dev, bytes, kind, 1, reps, &pts[i].t);
     }
-    XL_CHECK(cudaFree(dev));
-    free(host);
 }
 
-/* One direction's sweep, for the figures check. */
+/* expect_sweep_copies - fails unless the copies recorded in direction kind end with (1 + reps) copies of each of the
+ * n sizes min << i, in order, counted in bytes per size (a copy made in pieces counts as one); before them at most
+ * one copy's worth of the largest size is allowed (a sweep may fill its host buffer by copying into it) */
+static void expect_sweep_copies(const xl_copy_rec *recs, int nrec, enum cudaMemcpyKind kind, size_t min, int n,
+                                int reps, const char *call)
+{
+    const char *way = kind == cudaMemcpyHostToDevice ? "host to device" : "device to host";
+    size_t done = 0, other = 0, before = 0;
+    int size_i = n - 1;
+    for (int k = nrec - 1; k >= 0; k--) { /* from the last copy back: the largest size first */
+        if (xl_copy_dir(&recs[k]) != kind) {
+            other += recs[k].bytes;
+            continue;
+        }
+        if (size_i < 0) {
+            before += recs[k].bytes;
+            continue;
+        }
+        size_t size = min << size_i, all = (size_t)(1 + reps) * size;
+        cr_assert(recs[k].bytes <= size && done + recs[k].bytes <= all,
+                  "%s: its last copies of %zu bytes (1 warm-up + %d runs: %zu bytes %s in all) came to %zu bytes, "
+                  "then before them a copy of %zu: each size must be copied exactly 1 + reps times, one size after "
+                  "the other, smallest first",
+                  call, size, reps, all, way, done, recs[k].bytes);
+        done += recs[k].bytes;
+        if (done == all)
+            size_i--, done = 0;
+    }
+    cr_assert(size_i < 0,
+              "%s: copied %zu bytes %s for size %zu, where 1 warm-up + %d runs make %zu (and %zu bytes the other "
+              "way)%s",
+              call, done, way, min << size_i, reps, (size_t)(1 + reps) * (min << size_i), other,
+              done == 0 && other > 0 ? ": does the sweep copy in the direction it was given?" : "");
+    cr_assert(before <= min << (n - 1),
+              "%s: besides 1 + %d copies of each size it copied %zu more bytes %s before them: each size must be "
+              "copied exactly 1 + reps times",
+              call, reps, before, way);
+}
+
+/* expect_sweep - one small lab_sweep call: it must return want_n (-1: an error, for the reason why), measure exactly
+ * the sizes, runs and direction asked, write nothing past out[n-1], and leave no device buffer behind */
+static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_points, int want_n, const char *why)
+{
+    static xl_copy_rec recs[LOG_MAX];
+    lab_point out[16];
+    char call[160];
+    size_t bad = 0;
+    snprintf(call, sizeof call, "lab_sweep(%s, min_bytes %zu, max_bytes %zu, reps %d, max_points %d)",
+             dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", min, max, reps, max_points);
+    xl_poison(out, sizeof out);
+    long dev_before = xl_resources_now().dev_allocations;
+    xl_copylog_start(recs, LOG_MAX);
+    int n = lab_sweep(dir, min, max, reps, out, max_points);
+    int nrec = xl_copylog_stop();
+    long left = xl_resources_now().dev_allocations - dev_before;
+    cr_assert(left <= 0, "%s left %ld device buffers allocated: free (cudaFree) every buffer it allocates", call, left);
+    if (want_n < 0) {
+        cr_assert(n == -1, "%s returned %d; it must return -1: %s", call, n, why);
+        return;
+    }
+    cr_assert(n == want_n, "%s returned %d; the sizes %zu, %zu, %zu, ... up to and including the last one <= %zu "
+              "are %d", call, n, min, 2 * min, 4 * min, max, want_n);
+    for (int i = 0; i < n; i++) {
+        const xl_timing *t = &out[i].t;
+        cr_assert(out[i].bytes == min << i, "%s: point %d has size %zu; expected %zu (min_bytes << %d)", call, i,
+                  out[i].bytes, min << i, i);
+        cr_assert(t->reps == reps && t->min_ms > 0 && t->min_ms <= t->median_ms && t->median_ms <= t->max_ms,
+                  "%s: point %d (%zu bytes) is not a summary of %d runs (reps %d, min %.4f, median %.4f, max %.4f ms)",
+                  call, i, out[i].bytes, reps, t->reps, t->min_ms, t->median_ms, t->max_ms);
+    }
+    cr_assert(xl_check_poison(&out[n], (16 - n) * sizeof *out, &bad) == 0,
+              "%s returned %d points but wrote into out[%zu]: nothing past out[n-1] may change", call, n,
+              n + bad / sizeof *out);
+    cr_assert(nrec <= LOG_MAX, "%s made %d copies, more than the %d the grader records: copy each run in one piece",
+              call, nrec, LOG_MAX);
+    expect_sweep_copies(recs, nrec, dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, min, n, reps,
+                        call);
+}
+
+/* expect_sweep_shapes - small sweeps from sizes that are not powers of two: a max that is exactly min << k (the
+ * last size included) and one byte less (excluded), max_points equal to the count (fine), above it (points past
+ * n must stay untouched) and one less (-1), reps below and above the 5 of the figures' sweeps, both directions */
+static void expect_sweep_shapes(void)
+{
+    int k = (int)kit_rand_int(2, 4);
+    size_t min = odd_size(1025, 9000);
+    expect_sweep(LAB_H2D, min, min << k, (int)kit_rand_int(1, 4), k + 1, k + 1, NULL);
+    k = (int)kit_rand_int(2, 4);
+    min = odd_size(1025, 9000);
+    expect_sweep(LAB_D2H, min, (min << k) - 1, (int)kit_rand_int(6, 9), k + (int)kit_rand_int(1, 3), k, NULL);
+    k = (int)kit_rand_int(2, 4);
+    min = odd_size(1025, 9000);
+    expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min << k, (int)kit_rand_int(1, 5), k, -1,
+                 "its sizes up to and including max_bytes are one more than max_points");
+    expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
+    expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
+}
+
+/* One direction's sweep, for the figures check, with the kit's buffers (allocated once for both directions). */
 typedef struct {
     lab_dir dir;
     const char *name;
+    void *host, *dev; /* SWEEP_MAX bytes each */
 } sweep_job;
 
 /* measure_sweep - xl_measure_fn: the student's sweep and the kit's, in this run; checks the
@@ -228,7 +581,8 @@ static void measure_sweep(void *ctx, double *ratio, char *figures, size_t len)
     int n = lab_sweep(j->dir, SWEEP_MIN, SWEEP_MAX, 5, you, SWEEP_POINTS + 8);
     cr_assert(n == SWEEP_POINTS, "lab_sweep(%s, 4 KiB, 256 MiB) returned %d; it must measure %d sizes", j->name, n,
               SWEEP_POINTS);
-    kit_sweep(j->dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, 5, kit);
+    kit_sweep(j->dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, SWEEP_MIN, SWEEP_POINTS, 5, j->host,
+              j->dev, kit);
     for (int i = 0; i < n; i++) {
         const xl_timing *t = &you[i].t;
         cr_assert(you[i].bytes == kit[i].bytes, "%s point %d: size %zu, expected %zu", j->name, i, you[i].bytes,
@@ -255,22 +609,28 @@ static void measure_sweep_deviation(void *ctx, double *dev, char *figures, size_
 }
 
 XL_TEST(sweep, sizes_and_figures, 10, XL_GPU,
-        "lab_sweep measures 4 KiB to 256 MiB, doubling, with figures within 1.5x of the kit's", 40)
+        "lab_sweep measures exactly the sizes, runs and direction asked and frees its buffers; from 4 KiB to 256 MiB "
+        "its figures are within 1.5x of the kit's", 40)
 {
-    sweep_job jobs[2] = {{LAB_H2D, "H2D"}, {LAB_D2H, "D2H"}};
+    expect_sweep_shapes();
+    void *host = kit_host_alloc(SWEEP_MAX), *dev = kit_dev_alloc(SWEEP_MAX);
+    sweep_job jobs[2] = {{LAB_H2D, "H2D", host, dev}, {LAB_D2H, "D2H", host, dev}};
     for (int d = 0; d < 2; d++)
         xl_ratio_check(measure_sweep_deviation, &jobs[d], 1.5, 0, "sweep figures against the kit's (need within 1.5x)");
-    lab_point one;
-    cr_assert(lab_sweep(LAB_H2D, 0, SWEEP_MAX, 3, &one, 1) == -1, "lab_sweep with min_bytes == 0 must return -1");
+    XL_CHECK(cudaFree(dev));
+    free(host);
 }
 
-/* random_points - n plausible sweep points with fresh random times */
+/* random_points - n plausible sweep points with fresh random times and sizes (not powers of two; the last one past
+ * 2 GiB, where a size printed as an int goes wrong) */
 static void random_points(lab_point *p, int n, uint64_t seed)
 {
     for (int i = 0; i < n; i++) {
-        uint64_t r[3];
+        uint64_t r[4];
         xl_fill_random(r, sizeof r, seed + (uint64_t)i);
-        p[i].bytes = (size_t)SWEEP_MIN << i;
+        p[i].bytes = (size_t)(1 + r[3] % (1ull << 31));
+        if (i == n - 1)
+            p[i].bytes += (size_t)1 << 31;
         p[i].t.reps = 5;
         p[i].t.min_ms = 0.001 + (r[0] % 100000) * 1e-5;
         p[i].t.median_ms = p[i].t.min_ms * (1 + (r[1] % 1000) * 1e-4);
@@ -279,46 +639,55 @@ static void random_points(lab_point *p, int n, uint64_t seed)
 }
 
 /* expect_row - parses one CSV row and compares it with point p in direction dir */
-static void expect_row(const char *line, const char *dir, const lab_point *p, int row)
+static void expect_row(const char *line, const char *dir, const lab_point *p, int row, int n)
 {
     char d[8];
     unsigned long long bytes;
     double med, mn, mx, gbps;
     int got = sscanf(line, "%7[^,],%llu,%lf,%lf,%lf,%lf", d, &bytes, &med, &mn, &mx, &gbps);
-    cr_assert(got == 6, "CSV row %d is not direction,bytes,median_ms,min_ms,max_ms,gbps: '%s'", row, line);
+    cr_assert(got == 6, "n = %d: CSV row %d is not direction,bytes,median_ms,min_ms,max_ms,gbps: '%s'", n, row, line);
     double want_gbps = xl_gbps((double)p->bytes, p->t.median_ms);
     cr_assert(strcmp(d, dir) == 0 && bytes == p->bytes && fabs(med / p->t.median_ms - 1) < 1e-5 &&
                   fabs(mn / p->t.min_ms - 1) < 1e-5 && fabs(mx / p->t.max_ms - 1) < 1e-5 &&
                   fabs(gbps / want_gbps - 1) < 1e-5,
-              "CSV row %d is '%s'; expected %s,%zu,%.9g,%.9g,%.9g,%.9g", row, line, dir, p->bytes, p->t.median_ms,
-              p->t.min_ms, p->t.max_ms, want_gbps);
+              "n = %d: CSV row %d is '%s'; expected %s,%zu,%.9g,%.9g,%.9g,%.9g%s", n, row, line, dir, p->bytes,
+              p->t.median_ms, p->t.min_ms, p->t.max_ms, want_gbps,
+              bytes != p->bytes ? " (bytes is a size_t: print it with %zu)" : "");
 }
 
-XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exact row per point", 10)
+/* expect_csv - lab_write_csv of n fresh random points per direction, read back row by row */
+static void expect_csv(int n)
 {
-    enum { N = 6 };
-    lab_point h2d[N], d2h[N];
+    lab_point h2d[17], d2h[17];
     char dir[] = "/tmp/xferlab-csv-XXXXXX", path[128], line[512];
     uint64_t seed = xl_fresh_seed();
-    random_points(h2d, N, seed);
-    random_points(d2h, N, seed + 1000);
+    random_points(h2d, n, seed);
+    random_points(d2h, n, seed + 1000);
     cr_assert(mkdtemp(dir) != NULL, "the grader cannot create a temporary folder");
     snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    xl_expect_ok(lab_write_csv(path, h2d, d2h, N), "lab_write_csv");
+    xl_expect_ok(lab_write_csv(path, h2d, d2h, n), "lab_write_csv");
     FILE *f = fopen(path, "r");
     cr_assert(f != NULL, "lab_write_csv returned 0 but %s does not exist", path);
     cr_assert(fgets(line, sizeof line, f) && strcmp(line, "direction,bytes,median_ms,min_ms,max_ms,gbps\n") == 0,
               "the first line must be exactly 'direction,bytes,median_ms,min_ms,max_ms,gbps'");
-    for (int row = 0; row < 2 * N; row++) {
-        cr_assert(fgets(line, sizeof line, f) != NULL, "the CSV has %d data rows; expected %d", row, 2 * N);
+    for (int row = 0; row < 2 * n; row++) {
+        cr_assert(fgets(line, sizeof line, f) != NULL, "n = %d: the CSV has %d data rows; expected %d", n, row, 2 * n);
         line[strcspn(line, "\r\n")] = '\0';
-        expect_row(line, row < N ? "H2D" : "D2H", row < N ? &h2d[row] : &d2h[row - N], row + 2);
+        expect_row(line, row < n ? "H2D" : "D2H", row < n ? &h2d[row] : &d2h[row - n], row + 2, n);
     }
-    cr_assert(fgets(line, sizeof line, f) == NULL, "the CSV has more than the %d expected data rows", 2 * N);
+    cr_assert(fgets(line, sizeof line, f) == NULL, "n = %d: the CSV has more than the %d expected data rows", n, 2 * n);
     fclose(f);
     unlink(path);
     rmdir(dir);
-    cr_assert(lab_write_csv("/nonexistent-xferlab/dir/sweep.csv", h2d, d2h, N) == -1,
+}
+
+XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exact row per point, for any n", 10)
+{
+    lab_point p[1];
+    expect_csv((int)kit_rand_int(2, 17));
+    expect_csv(1);
+    random_points(p, 1, xl_fresh_seed());
+    cr_assert(lab_write_csv("/nonexistent-xferlab/dir/sweep.csv", p, p, 1) == -1,
               "lab_write_csv into a folder that does not exist must return -1");
 }
 
@@ -341,34 +710,77 @@ static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
     xl_note("%s: L = %.2f us, B = %.2f GB/s", what, l, b);
 }
 
-XL_TEST(fit, synthetic, 5, XL_CPU, "lab_fit recovers L and B from exact and from noisy synthetic sweeps", 10)
+/* model_points - n points of T = L + bytes / B exactly, at sizes from 1 to 9 KiB up to about 256 MiB, each step
+ * jittered (no power of two) */
+static void model_points(lab_point *p, int n, double l_us, double b_gbps)
 {
-    enum { N = SWEEP_POINTS };
-    lab_point p[N];
-    uint64_t r[N + 2];
-    xl_fill_random(r, sizeof r, xl_fresh_seed());
-    double l_us = 5 + (double)(r[0] % 4500) / 100, b_gbps = 5 + (double)(r[1] % 5500) / 100;
-    for (int i = 0; i < N; i++) {
-        p[i].bytes = (size_t)SWEEP_MIN << i;
+    double size = (double)kit_rand_int(1000, 9000), step = n > 1 ? pow((double)(1u << 28) / size, 1.0 / (n - 1)) : 1;
+    for (int i = 0; i < n; i++) {
+        p[i].bytes = (size_t)size;
         p[i].t.median_ms = l_us * 1e-3 + (double)p[i].bytes * 1e-6 / b_gbps;
         p[i].t.min_ms = p[i].t.max_ms = p[i].t.median_ms;
         p[i].t.reps = 1;
+        size *= step * (0.9 + 0.01 * (double)kit_rand_int(0, 20));
     }
-    double l = NAN, b = NAN;
-    xl_expect_ok(lab_fit(p, N, &l, &b), "lab_fit");
+}
+
+XL_TEST(fit, synthetic, 5, XL_CPU,
+        "lab_fit recovers L and B from exact and noisy synthetic sweeps of any length; -1 for fewer than two points, "
+        "a time that is not positive, or times that fall with size", 10)
+{
+    lab_point p[17];
+    uint64_t r[19];
+    char what[96];
+    xl_fill_random(r, sizeof r, xl_fresh_seed());
+    double l_us = 5 + (double)(r[0] % 4500) / 100, b_gbps = 5 + (double)(r[1] % 5500) / 100, l = NAN, b = NAN;
+    int n = (int)kit_rand_int(2, 17);
+    model_points(p, n, l_us, b_gbps);
+    xl_expect_ok(lab_fit(p, n, &l, &b), "lab_fit");
     cr_assert(fabs(l / l_us - 1) < 1e-6 && fabs(b / b_gbps - 1) < 1e-6,
-              "exact data made with L = %.4f us and B = %.4f GB/s: you fitted L = %.4f us, B = %.4f GB/s "
-              "(mind the units: ms, bytes, us, GB/s)",
-              l_us, b_gbps, l, b);
-    for (int i = 0; i < N; i++) /* up to +-20% noise on every point */
-        p[i].t.median_ms *= 1 + ((double)(r[i + 2] % 4001) - 2000) * 1e-4;
-    expect_fit_like_kit(p, N, "noisy synthetic sweep");
-    cr_assert(lab_fit(p, 1, &l, &b) == -1, "lab_fit with one point must return -1");
+              "exact data, %d points from %zu to %zu bytes, made with L = %.4f us and B = %.4f GB/s: you fitted "
+              "L = %.4f us, B = %.4f GB/s (mind the units: ms, bytes, us, GB/s)",
+              n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps, l, b);
+    n = (int)kit_rand_int(3, 17);
+    for (int tries = 0, fits = 0; !fits; tries++) { /* noise that still leaves a fit (the kit's) */
+        double bytes[17], ms[17], kl, kb;
+        cr_assert(tries < 100, "the grader could not make a noisy sweep of %d points that fits", n);
+        model_points(p, n, l_us, b_gbps);
+        xl_fill_random(r, sizeof r, xl_fresh_seed());
+        for (int i = 0; i < n; i++) { /* up to +-20% noise on every point */
+            p[i].t.median_ms *= 1 + ((double)(r[i + 2] % 4001) - 2000) * 1e-4;
+            bytes[i] = (double)p[i].bytes, ms[i] = p[i].t.median_ms;
+        }
+        fits = xl_fit_latency_bw(bytes, ms, n, &kl, &kb) == 0;
+    }
+    snprintf(what, sizeof what, "noisy synthetic sweep of %d points", n);
+    expect_fit_like_kit(p, n, what);
+
+    cr_assert(lab_fit(p, 1, &l, &b) == -1 && lab_fit(p, 0, &l, &b) == -1,
+              "lab_fit with one point, or none, must return -1");
+    int k = (int)kit_rand_int(0, n - 1);
+    double keep = p[k].t.median_ms;
+    p[k].t.median_ms = kit_rand_int(0, 1) ? 0.0 : -keep;
+    cr_assert(lab_fit(p, n, &l, &b) == -1, "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)",
+              k, n, p[k].t.median_ms);
+    p[k].t.median_ms = keep;
+    for (int i = 0; i < n; i++) /* times that fall as the size grows: no positive bandwidth fits */
+        p[i].t.median_ms = 0.05 + 0.5 / (i + 1);
+    cr_assert(lab_fit(p, n, &l, &b) == -1,
+              "lab_fit must return -1 when the times fall as the size grows (%d points, %.3f ms at %zu bytes down to "
+              "%.3f ms at %zu): the fitted B would not be positive",
+              n, p[0].t.median_ms, p[0].bytes, p[n - 1].t.median_ms, p[n - 1].bytes);
 }
 
 XL_TEST(fit, measured_sweep, 5, XL_GPU, "lab_fit on this run's measured sweep agrees with the kit's fit", 20)
 {
-    lab_point pts[SWEEP_POINTS];
-    kit_sweep(cudaMemcpyHostToDevice, 3, pts);
-    expect_fit_like_kit(pts, SWEEP_POINTS, "pageable H2D, measured");
+    lab_point pts[16];
+    char what[96];
+    size_t min = odd_size(3000, 7000);
+    int n = (int)kit_rand_int(8, 12);
+    void *host = kit_host_alloc(min << (n - 1)), *dev = kit_dev_alloc(min << (n - 1));
+    kit_sweep(cudaMemcpyHostToDevice, min, n, 3, host, dev, pts);
+    snprintf(what, sizeof what, "pageable H2D measured at %d sizes from %zu bytes", n, min);
+    expect_fit_like_kit(pts, n, what);
+    XL_CHECK(cudaFree(dev));
+    free(host);
 }

@@ -2,8 +2,12 @@
  *
  * Built against the student's labs/02-pinned-copy/lab.cu (make grade LAB=02), the
  * reference solution (IMPL=solution) and each planted mutant (make test). Speed is
- * judged against the kit's own copies in the same run; races are made certain by
- * keeping the GPU busy (the delay kernel) ahead of the student's copy.
+ * judged against the kit's own copies in the same run, and the bytes of the student's
+ * timed copies (sent to buffers of their own) are checked afterwards. Races are made
+ * certain by queuing GPU work (the delay kernel, then a write of the same data) on the
+ * caller's stream ahead of each checked call: only work on that stream, waited for,
+ * gives the right bytes with the stream idle on return. The kit's call wrappers record
+ * the copies a call makes (common/copylog.h) and count what it leaves allocated.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +17,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/copylog.h"
 #include "common/delay.h"
 #include "common/memacct.h"
 #include "common/timing.h"
@@ -23,7 +28,12 @@
 XL_LAB("02", "pinned-copy");
 
 #define GUARD 4096
-#define DELAY_NS 30000000ull      /* the GPU is kept busy 30 ms ahead of each checked copy */
+#define DELAY_NS 20000000ull      /* the caller's stream is kept busy 20 ms ahead of each checked call */
+#define DELAY_MS ((int)(DELAY_NS / 1000000))
+#define STALE_BYTE 0x5A           /* what work queued ahead leaves in a buffer: neither the poison nor the data */
+#define BUSY_NS 100000000ull      /* narrow_wait: a 100 ms kernel on another stream ... */
+#define NARROW_MS 50.0            /* ... beside which a 1 MiB copy (0.03 ms) must return in 50 ms */
+#define LOG_MAX 4096              /* copies recorded per checked call */
 #define BIG (256u << 20)          /* speed tests: far past the fixed cost of a copy */
 #define MID (64u << 20)
 #define LOOP_N 16                 /* the pool test: 16 transfers of 64 MiB */
@@ -41,20 +51,80 @@ XL_LAB("02", "pinned-copy");
  * on the student's side in 3 runs (85% to 89%; the second try gave 100%). The mistake it is there for is far
  * slower (the planted round trip staged through malloc'd memory: 4% on that H100), so 80% still catches it and
  * leaves the reference room. */
-#define PINNED_NEED 0.90          /* your pinned copy against cudaMemcpyAsync on the same buffers */
+#define PINNED_NEED 0.90          /* your pinned copy against cudaMemcpyAsync from the same sources */
 #define PAGEABLE_NEED 1.5         /* your pinned copy against the kit's pageable copy */
 #define PAGEABLE_PREMISE 1.5      /* below this kit pinned/pageable ratio the machine gives pinning no edge */
 #define POOL_NEED 5.0             /* the kit's allocate-per-transfer loop against your pooled loop */
 #define ROUND_NEED 0.80
 
+/* random_host - malloc'd host memory holding fresh random data (every page touched); fails the test on OOM */
+static unsigned char *random_host(size_t bytes)
+{
+    unsigned char *p = malloc(bytes ? bytes : 1);
+    cr_assert(p != NULL, "the grader could not allocate %zu bytes of host memory", bytes);
+    xl_fill_random(p, bytes, xl_fresh_seed());
+    return p;
+}
+
+/* pinned_random - cudaMallocHost'd memory holding fresh random data; fails the test on error */
+static unsigned char *pinned_random(size_t bytes)
+{
+    void *p = NULL;
+    XL_CHECK(cudaMallocHost(&p, bytes));
+    xl_fill_random(p, bytes, xl_fresh_seed());
+    return p;
+}
+
+/* expect_stream_done - fails unless all work on the caller's stream s is finished right after what returned: the
+ * grader had queued DELAY_MS ms of work on s just before the call, so a call that returns sooner either did not wait
+ * for its copies or made them on another stream (which does not wait for s) */
+static void expect_stream_done(cudaStream_t s, const char *what)
+{
+    cudaError_t q = cudaStreamQuery(s);
+    if (q == cudaErrorNotReady) {
+        cudaGetLastError(); /* the answer "not yet" is not an error of the code under test */
+        XL_CHECK(cudaStreamSynchronize(s));
+    }
+    cr_assert(q != cudaErrorNotReady,
+              "%s returned while the %d ms of GPU work that the grader had queued on the stream it was given, just "
+              "before the call, was still running. Either it did not wait for its copies (cudaStreamSynchronize(stream) "
+              "before returning), or it made them on another stream (stream 0, or one of its own), which does not wait "
+              "for the work queued before them: queue every copy on the stream you are given, then wait for it",
+              what, DELAY_MS);
+    XL_CHECK(q);
+}
+
 /* ===== Part A: pinned buffers ===== */
 
-XL_TEST(alloc, pinned, 5, XL_GPU, "lab_pinned_alloc returns page-locked memory of the size asked; 0 bytes gives NULL", 10)
+XL_TEST(alloc, pinned, 5, XL_GPU,
+        "lab_pinned_alloc returns ordinary page-locked memory of the size asked (not write-combined; the GPU can "
+        "write it), released by lab_pinned_free; 0 bytes gives NULL", 10)
 {
+    char what[128];
     kit_expect_pinned_alloc(lab_pinned_alloc, lab_pinned_free, "lab_pinned_alloc",
                             "the copy engines cannot DMA from it directly (use cudaMallocHost or cudaHostAlloc)");
+    size_t n = (size_t)kit_rand_int(1, 8 << 20);
+    unsigned char *want = random_host(n);
+    void *dev = kit_dev_alloc(n);
+    cudaStream_t s = kit_stream();
+    XL_CHECK(cudaMemcpy(dev, want, n, cudaMemcpyHostToDevice));
+    kit_held before = kit_held_now();
+    unsigned char *p = lab_pinned_alloc(n);
+    cr_assert(p != NULL, "lab_pinned_alloc(%zu) returned NULL", n);
+    cr_assert(kit_is_pinned(p) && kit_is_pinned(p + n - 1),
+              "lab_pinned_alloc(%zu) returned memory that is not page-locked over all of its %zu bytes", n, n);
+    kit_expect_not_write_combined(p, "lab_pinned_alloc");
+    XL_CHECK(cudaMemcpyAsync(p, dev, n, cudaMemcpyDeviceToHost, s));
+    XL_CHECK(cudaStreamSynchronize(s));
+    snprintf(what, sizeof what, "a device-to-host copy of %zu bytes into lab_pinned_alloc(%zu)", n, n);
+    kit_expect_host_bytes(p, want, n, 0, what);
+    lab_pinned_free(p);
+    snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", n);
+    kit_expect_released(before, what);
     cr_assert(lab_pinned_alloc(0) == NULL, "lab_pinned_alloc(0) must return NULL");
     cr_assert(cudaGetLastError() == cudaSuccess, "lab_pinned_alloc(0) left a CUDA error pending");
+    XL_CHECK(cudaFree(dev));
+    free(want);
 }
 
 XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
@@ -74,44 +144,63 @@ XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
 
 /* ===== Part B: copies ===== */
 
-/* check_copy - one checked copy of n bytes in direction dir, with the GPU kept busy ahead of it */
+/* check_copy - one checked copy of n bytes in direction dir on the caller's stream s, behind DELAY_MS ms of work
+ * queued on s that ends in the destination being overwritten (H2D) or the source being written (D2H): only a copy
+ * on s that is waited for gives the data, and only if s is idle when it returns */
 static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
 {
     char what[96];
-    unsigned char *host = kit_pinned_alloc(n + GUARD), *want = kit_host_alloc(n);
-    void *dev = kit_dev_alloc(n + GUARD);
-    xl_fill_random(want, n, xl_fresh_seed());
-    if (dir == LAB_H2D)
+    unsigned char *host = kit_pinned_alloc(n + GUARD), *want = random_host(n);
+    void *dev = kit_dev_alloc(n + GUARD), *real = NULL;
+    if (dir == LAB_H2D) {
         memcpy(host, want, n);
-    else
-        XL_CHECK(cudaMemcpy(dev, want, n, cudaMemcpyHostToDevice));
-    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes, read right after it returned",
-             dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n);
-    xl_delay(s, DELAY_NS); /* without a wait, the copy has not even started when the function returns */
+        XL_CHECK(cudaDeviceSynchronize()); /* the setup done, on every stream, before anything is queued on s */
+        kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n);
+    } else {
+        real = kit_dev_alloc(n);
+        XL_CHECK(cudaMemcpy(real, want, n, cudaMemcpyHostToDevice));
+        XL_CHECK(cudaMemset(dev, STALE_BYTE, n));
+        XL_CHECK(cudaDeviceSynchronize()); /* the setup done, on every stream, before anything is queued on s */
+        kit_queue_busy_copy(s, DELAY_NS, dev, real, n); /* the source holds the data only after the work on s */
+    }
+    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n);
     xl_expect_ok(lab_pinned_copy(dir == LAB_H2D ? dev : (void *)host, dir == LAB_H2D ? (void *)host : dev, n, dir, s),
                  "lab_pinned_copy");
+    expect_stream_done(s, what);
+    strncat(what, ", read right after it returned", sizeof what - strlen(what) - 1);
     if (dir == LAB_H2D)
         kit_expect_dev_bytes(dev, want, n, GUARD, what);
     else
         kit_expect_host_bytes(host, want, n, GUARD, what);
-    XL_CHECK(cudaStreamSynchronize(s));
     XL_CHECK(cudaFree(dev));
+    if (real)
+        XL_CHECK(cudaFree(real));
     XL_CHECK(cudaFreeHost(host));
     free(want);
 }
 
-XL_TEST(copy, h2d_exact, 10, XL_GPU, "lab_pinned_copy host to device: byte-exact, and complete when it returns", 15)
+XL_TEST(copy, h2d_exact, 10, XL_GPU,
+        "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
+        "complete when it returns", 15)
 {
     cudaStream_t s = kit_stream();
     for (size_t i = 0; i < kit_n_awkward; i++)
         check_copy(kit_awkward_sizes[i], LAB_H2D, s);
+    check_copy((size_t)kit_rand_int(1, 3 << 20), LAB_H2D, s);
+    unsigned char h[16];
+    void *dev = kit_dev_alloc(16);
+    cr_assert(lab_pinned_copy(NULL, h, 16, LAB_H2D, s) == -1, "lab_pinned_copy with dst == NULL must return -1");
+    cr_assert(lab_pinned_copy(dev, h, 16, (lab_dir)7, s) == -1, "lab_pinned_copy with direction 7 must return -1");
 }
 
-XL_TEST(copy, d2h_exact, 10, XL_GPU, "lab_pinned_copy device to host: byte-exact, and complete when it returns", 15)
+XL_TEST(copy, d2h_exact, 10, XL_GPU,
+        "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
+        "complete when it returns", 15)
 {
     cudaStream_t s = kit_stream();
     for (size_t i = 0; i < kit_n_awkward; i++)
         check_copy(kit_awkward_sizes[i], LAB_D2H, s);
+    check_copy((size_t)kit_rand_int(1, 3 << 20), LAB_D2H, s);
     unsigned char h[16];
     cr_assert(lab_pinned_copy(h, NULL, 16, LAB_D2H, s) == -1, "lab_pinned_copy with src == NULL must return -1");
     cr_assert(lab_pinned_copy(h, h, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
@@ -134,12 +223,13 @@ XL_TEST(copy, narrow_wait, 5, XL_GPU, "lab_pinned_copy waits for its own stream,
 {
     narrow_ctx c = {kit_pinned_alloc(1 << 20), kit_dev_alloc(1 << 20), kit_stream()};
     narrow_copy(&c); /* warm-up */
-    double ms = kit_ms_beside_busy(narrow_copy, &c, 400000000ull);
-    cr_assert(ms < 200,
-              "copying 1 MiB took %.0f ms while another stream ran a 400 ms kernel: lab_pinned_copy waited for the "
-              "whole device (cudaDeviceSynchronize?); wait for its stream only (cudaStreamSynchronize(stream))",
-              ms);
-    xl_note("1 MiB copy took %.2f ms beside a 400 ms kernel on another stream", ms);
+    double ms = kit_ms_beside_busy(narrow_copy, &c, BUSY_NS);
+    cr_assert(ms < NARROW_MS,
+              "copying 1 MiB took %.0f ms while another stream ran a %d ms kernel (need under %.0f ms): "
+              "lab_pinned_copy waited for the whole device (cudaDeviceSynchronize?); wait for its stream only "
+              "(cudaStreamSynchronize(stream))",
+              ms, (int)(BUSY_NS / 1000000), NARROW_MS);
+    xl_note("1 MiB copy took %.2f ms beside a %d ms kernel on another stream", ms, (int)(BUSY_NS / 1000000));
 }
 
 /* What the speed tests copy, and with whose code. */
@@ -166,24 +256,37 @@ static xl_copy_job kit_job(const copy_ctx *c)
     return j;
 }
 
-/* Both directions of one comparison. */
+/* Both directions of one comparison: the kit's copies (dirs) and yours (yours), which have the same sources but
+ * destinations of their own, so that what your timed copies moved can be checked after the timing. */
 typedef struct {
     copy_ctx dirs[2];
+    copy_ctx yours[2];
     cudaStream_t s;
 } speed_ctx;
 
 static const char *dir_name[2] = {"H2D", "D2H"};
 
-/* measure_pinned - xl_measure_fn: your pinned copies against cudaMemcpyAsync, interleaved; the worse direction */
+/* measure_pinned - xl_measure_fn: your pinned copies against cudaMemcpyAsync, interleaved; the worse direction.
+ * The kit's copies take host to dev and back (host keeps its data); yours take host to their own device buffer, and
+ * dev to their own host buffer, each checked against host after it is timed. */
 static void measure_pinned(void *ctx, double *ratio, char *figures, size_t len)
 {
     speed_ctx *sc = ctx;
     size_t used = 0;
     *ratio = INFINITY;
+    XL_CHECK(cudaMemset(sc->yours[0].dev, XL_POISON_BYTE, sc->yours[0].bytes)); /* each measurement from poison */
     for (int d = 0; d < 2 && used < len; d++) {
+        copy_ctx *you_c = &sc->yours[d];
         xl_copy_job job = kit_job(&sc->dirs[d]);
         xl_timing kit, you;
-        xl_time_interleaved(xl_memcpy_async_work, &job, student_copy_work, &sc->dirs[d], sc->s, 7, &kit, &you);
+        if (d == 1)
+            xl_poison(you_c->host, you_c->bytes);
+        xl_time_interleaved(xl_memcpy_async_work, &job, student_copy_work, you_c, sc->s, 7, &kit, &you);
+        if (d == 0) /* read your device copy back through your D2H buffer, before that is poisoned */
+            XL_CHECK(cudaMemcpy(sc->yours[1].host, you_c->dev, you_c->bytes, cudaMemcpyDeviceToHost));
+        kit_expect_host_bytes(sc->yours[1].host, sc->dirs[0].host, you_c->bytes, 0,
+                              d == 0 ? "your timed lab_pinned_copy(LAB_H2D) runs of 256 MiB, read back after the timing"
+                                     : "your timed lab_pinned_copy(LAB_D2H) runs of 256 MiB, checked after the timing");
         double r = kit.median_ms / you.median_ms, b = (double)job.bytes;
         *ratio = fmin(*ratio, r);
         used += snprintf(figures + used, len - used,
@@ -193,41 +296,61 @@ static void measure_pinned(void *ctx, double *ratio, char *figures, size_t len)
     }
 }
 
-XL_TEST(copy, pinned_speed, 10, XL_GPU, "lab_pinned_copy of 256 MiB reaches 90% of the kit's pinned rate, both directions", 30)
+XL_TEST(copy, pinned_speed, 10, XL_GPU,
+        "lab_pinned_copy of 256 MiB reaches 90% of the kit's pinned rate, both directions, and the timed copies are "
+        "exact", 30)
 {
     speed_ctx sc;
-    void *host = kit_pinned_alloc(BIG), *dev = kit_dev_alloc(BIG);
+    void *host = pinned_random(BIG), *dev = kit_dev_alloc(BIG), *host_you = kit_pinned_alloc(BIG),
+         *dev_you = kit_dev_alloc(BIG);
     sc.s = kit_stream();
     sc.dirs[0] = (copy_ctx){host, dev, BIG, LAB_H2D};
     sc.dirs[1] = (copy_ctx){host, dev, BIG, LAB_D2H};
+    sc.yours[0] = (copy_ctx){host, dev_you, BIG, LAB_H2D};
+    sc.yours[1] = (copy_ctx){host_you, dev, BIG, LAB_D2H};
     xl_ratio_check(measure_pinned, &sc, PINNED_NEED, 1, "pinned copy speed (need >= 90% of the kit's)");
 }
 
 /* Pinned copies (yours, or the kit's for the premise) against the kit's pageable ones. */
 typedef struct {
-    speed_ctx yours;    /* host buffer from lab_pinned_alloc */
-    speed_ctx kits;     /* host buffer from cudaMallocHost */
-    void *pageable;     /* malloc'd, for the kit's pageable copies */
-    int premise_only;   /* 1: the kit's pinned copy (is there an edge on this machine at all?) */
+    speed_ctx yours;     /* host buffer from lab_pinned_alloc */
+    speed_ctx kits;      /* host buffer from cudaMallocHost */
+    void *pageable;      /* malloc'd, for the kit's pageable copies */
+    const void *want;    /* the data every buffer starts with; nothing copies into it */
+    int premise_only;    /* 1: the kit's pinned copy (is there an edge on this machine at all?) */
 } edge_ctx;
 
-/* measure_edge - xl_measure_fn: pageable time / pinned time, the worse direction */
+/* measure_edge - xl_measure_fn: pageable time / pinned time, the worse direction. Your copies (not the premise's)
+ * are checked after each direction is timed: host to a device buffer of their own, then dev back into your buffer */
 static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
 {
     edge_ctx *e = ctx;
     speed_ctx *sc = e->premise_only ? &e->kits : &e->yours;
     size_t used = 0;
     *ratio = INFINITY;
+    if (!e->premise_only)
+        XL_CHECK(cudaMemset(sc->yours[0].dev, XL_POISON_BYTE, sc->yours[0].bytes));
     for (int d = 0; d < 2 && used < len; d++) {
         copy_ctx *c = &sc->dirs[d], pc = *c;
         pc.host = e->pageable;
         xl_copy_job pageable_job = kit_job(&pc), pinned_job = kit_job(c);
         xl_timing pageable, pinned;
-        if (e->premise_only)
+        if (e->premise_only) {
             xl_time_interleaved(xl_memcpy_work, &pageable_job, xl_memcpy_async_work, &pinned_job, sc->s, 5,
                                 &pageable, &pinned);
-        else
-            xl_time_interleaved(xl_memcpy_work, &pageable_job, student_copy_work, c, sc->s, 5, &pageable, &pinned);
+        } else {
+            copy_ctx *you_c = &sc->yours[d];
+            if (d == 1)
+                xl_poison(you_c->host, you_c->bytes);
+            xl_time_interleaved(xl_memcpy_work, &pageable_job, student_copy_work, you_c, sc->s, 5, &pageable, &pinned);
+            if (d == 0) /* read your device copy back into your host buffer: the D2H check poisons it next */
+                XL_CHECK(cudaMemcpy(you_c->host, you_c->dev, you_c->bytes, cudaMemcpyDeviceToHost));
+            kit_expect_host_bytes(you_c->host, e->want, you_c->bytes, 0,
+                                  d == 0 ? "your timed lab_pinned_copy(LAB_H2D) runs of 64 MiB, read back after the "
+                                           "timing"
+                                         : "your timed lab_pinned_copy(LAB_D2H) runs of 64 MiB, checked after the "
+                                           "timing");
+        }
         double r = pageable.median_ms / pinned.median_ms, b = (double)c->bytes;
         *ratio = fmin(*ratio, r);
         used += snprintf(figures + used, len - used, "%s%s %s pinned %.1f GB/s, the kit's pageable %.1f GB/s: %.1fx",
@@ -236,17 +359,24 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
     }
 }
 
-XL_TEST(copy, beats_pageable, 5, XL_GPU, "your pinned copies of 64 MiB are at least 1.5x the kit's pageable ones", 30)
+XL_TEST(copy, beats_pageable, 5, XL_GPU,
+        "your pinned copies of 64 MiB are at least 1.5x the kit's pageable ones, and exact", 30)
 {
-    edge_ctx e = {.pageable = kit_host_alloc(MID), .premise_only = 1};
-    void *dev = kit_dev_alloc(MID), *kit_host = kit_pinned_alloc(MID), *host = lab_pinned_alloc(MID);
+    unsigned char *want = random_host(MID);
+    edge_ctx e = {.pageable = kit_host_alloc(MID), .want = want, .premise_only = 1};
+    void *dev = kit_dev_alloc(MID), *dev_you = kit_dev_alloc(MID), *kit_host = kit_pinned_alloc(MID),
+         *host = lab_pinned_alloc(MID);
     double premise;
     char figures[512];
     cr_assert(host != NULL, "lab_pinned_alloc(64 MiB) returned NULL");
-    memset(host, 1, MID);
+    memcpy(host, want, MID); /* every source holds the same data, so dev always does */
+    memcpy(kit_host, want, MID);
+    memcpy(e.pageable, want, MID);
     e.yours.s = e.kits.s = kit_stream();
     e.yours.dirs[0] = (copy_ctx){host, dev, MID, LAB_H2D};
     e.yours.dirs[1] = (copy_ctx){host, dev, MID, LAB_D2H};
+    e.yours.yours[0] = (copy_ctx){host, dev_you, MID, LAB_H2D};
+    e.yours.yours[1] = (copy_ctx){host, dev, MID, LAB_D2H};
     e.kits.dirs[0] = (copy_ctx){kit_host, dev, MID, LAB_H2D};
     e.kits.dirs[1] = (copy_ctx){kit_host, dev, MID, LAB_D2H};
     measure_edge(&e, &premise, figures, sizeof figures);
@@ -262,29 +392,86 @@ XL_TEST(copy, beats_pageable, 5, XL_GPU, "your pinned copies of 64 MiB are at le
 
 /* ===== Part C: the pool ===== */
 
-XL_TEST(pool, buffers, 10, XL_GPU, "the pool hands out its pinned buffers, reuses what is put back, and never allocates", 15)
+/* expect_pool - a pool of count buffers of bytes: lab_pool_get hands out count distinct buffers, each page-locked
+ * over all its bytes, not write-combined and writable, without allocating, then NULL; what is put back comes out
+ * again */
+static void expect_pool(size_t bytes, int count)
 {
-    const size_t n = (1u << 20) + 5;
-    void *b[3];
-    cr_assert(lab_pool_create(n, 0) == NULL, "lab_pool_create with count 0 must return NULL");
-    lab_pool *p = lab_pool_create(n, 3);
-    cr_assert(p != NULL, "lab_pool_create(1 MiB + 5, 3) returned NULL");
-    for (int i = 0; i < 3; i++) {
+    char call[64];
+    unsigned char *b[64], *got[64];
+    int order[64];
+    snprintf(call, sizeof call, "lab_pool_create(%zu, %d)", bytes, count);
+    lab_pool *p = lab_pool_create(bytes, count);
+    cr_assert(p != NULL, "%s returned NULL", call);
+    kit_held made = kit_held_now();
+    for (int i = 0; i < count; i++) {
         b[i] = lab_pool_get(p);
-        cr_assert(b[i] != NULL, "lab_pool_get number %d of 3 returned NULL", i + 1);
-        cr_assert(kit_is_pinned(b[i]), "lab_pool_get handed out pageable memory: pool buffers must be pinned");
+        cr_assert(b[i] != NULL, "%s: lab_pool_get number %d of %d returned NULL", call, i + 1, count);
+        cr_assert(kit_is_pinned(b[i]) && kit_is_pinned(b[i] + bytes - 1),
+                  "%s: lab_pool_get number %d handed out memory that is not page-locked over its %zu bytes: pool "
+                  "buffers must be pinned",
+                  call, i + 1, bytes);
+        kit_expect_not_write_combined(b[i], "lab_pool_get");
         for (int j = 0; j < i; j++)
-            cr_assert(b[i] != b[j], "lab_pool_get handed out the same buffer twice");
-        memset(b[i], i, n);
+            cr_assert(b[i] != b[j], "%s: lab_pool_get handed out the same buffer twice (gets %d and %d)", call, j + 1,
+                      i + 1);
+        memset(b[i], i + 1, bytes);
     }
-    cr_assert(lab_pool_get(p) == NULL, "a pool of 3 must return NULL when all 3 buffers are in use");
-    lab_pool_put(p, b[1]);
-    void *again = lab_pool_get(p);
-    cr_assert(again == b[1], "after lab_pool_put(b), lab_pool_get must hand out b again (it is the only free one)");
-    lab_pool_put(p, b[0]);
-    lab_pool_put(p, b[1]);
-    lab_pool_put(p, b[2]);
+    for (int i = 0; i < count; i++)
+        cr_assert(b[i][0] == (unsigned char)(i + 1) && b[i][bytes - 1] == (unsigned char)(i + 1),
+                  "%s: the buffers overlap: after all %d were filled, %zu bytes each, buffer %d no longer holds what "
+                  "was written into it (each buffer needs bytes of its own)",
+                  call, count, bytes, i + 1);
+    cr_assert(lab_pool_get(p) == NULL, "%s: all %d buffers are in use, so lab_pool_get must return NULL", call, count);
+    kit_held now = kit_held_now();
+    cr_assert(now.pinned.allocations == made.pinned.allocations &&
+                  now.pinned.registrations == made.pinned.registrations &&
+                  now.res.dev_allocations == made.res.dev_allocations,
+              "%s: %d lab_pool_get calls allocated memory (%ld pinned buffers, %ld registrations, %ld device buffers "
+              "more than after create): lab_pool_get only hands out what lab_pool_create made",
+              call, count + 1, now.pinned.allocations - made.pinned.allocations,
+              now.pinned.registrations - made.pinned.registrations, now.res.dev_allocations - made.res.dev_allocations);
+
+    /* a random few given back, in a fresh order: exactly those come out again */
+    int k = (int)kit_rand_int(1, count);
+    for (int i = 0; i < count; i++)
+        order[i] = i;
+    for (int i = count - 1; i > 0; i--) {
+        int j = (int)kit_rand_int(0, i), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int i = 0; i < k; i++)
+        lab_pool_put(p, b[order[i]]);
+    for (int i = 0; i < k; i++) {
+        int given = 0;
+        got[i] = lab_pool_get(p);
+        for (int j = 0; j < k; j++)
+            given |= got[i] == b[order[j]];
+        for (int j = 0; j < i; j++)
+            given &= got[i] != got[j];
+        cr_assert(got[i] != NULL && given,
+                  "%s: after %d of its buffers were given back with lab_pool_put, lab_pool_get number %d returned %s, "
+                  "not one of those (each once)",
+                  call, k, i + 1, got[i] ? "another buffer" : "NULL");
+    }
+    cr_assert(lab_pool_get(p) == NULL, "%s: %d buffers given back and %d taken again: lab_pool_get must return NULL",
+              call, k, k);
+    for (int i = 0; i < count; i++)
+        lab_pool_put(p, b[i]);
     lab_pool_destroy(p);
+}
+
+XL_TEST(pool, buffers, 10, XL_GPU,
+        "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count and bytes, reuses what "
+        "is put back, and never allocates", 15)
+{
+    kit_held before = kit_held_now();
+    cr_assert(lab_pool_create(4096, 0) == NULL, "lab_pool_create with count 0 must return NULL");
+    cr_assert(lab_pool_create(0, 2) == NULL, "lab_pool_create with bytes 0 must return NULL");
+    kit_expect_released(before, "lab_pool_create(4096, 0) and lab_pool_create(0, 2), which return NULL");
+    expect_pool((size_t)kit_rand_int(1, 1 << 20), (int)kit_rand_int(2, 6));
+    expect_pool((size_t)kit_rand_int(1, 1 << 20), 1);
+    expect_pool((size_t)kit_rand_int(1, 5000), (int)kit_rand_int(17, 40));
     lab_pool_destroy(NULL);
 }
 
@@ -311,7 +498,7 @@ static void produce(void *buf, size_t bytes, int i, void *ctx)
 /* expect_batches - every batch i sits at dev + i * bytes; whole bytes, or one stamp per page */
 static void expect_batches(const void *dev, size_t bytes, int n, const produce_ctx *p, const char *who)
 {
-    char what[128];
+    char what[192];
     if (!p->stamps_only) {
         unsigned char *want = kit_host_alloc(bytes);
         for (int i = 0; i < n; i++) {
@@ -333,22 +520,117 @@ static void expect_batches(const void *dev, size_t bytes, int n, const produce_c
     free(got);
 }
 
-XL_TEST(pool, loops_exact, 5, XL_GPU, "lab_loop_naive and lab_loop_pooled put every batch, byte-exact, in its place", 20)
+/* expect_copies_on - fails unless every host-to-device copy recorded went on the caller's stream s, total bytes in all */
+static void expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, size_t total, const char *call)
 {
-    const size_t bytes = (1u << 20) + 24;
-    const int n = 6;
-    cudaStream_t s = kit_stream();
+    size_t h2d = 0;
+    cr_assert(nrec <= LOG_MAX, "%s made %d copies, more than the %d the grader records: copy each batch in one piece",
+              call, nrec, LOG_MAX);
+    for (int k = 0; k < nrec; k++) {
+        if (xl_copy_dir(&recs[k]) != cudaMemcpyHostToDevice)
+            continue;
+        cr_assert(recs[k].stream == s,
+                  "%s: copy %d (%zu bytes host to device) went on %s, not on the stream it was given: queue every "
+                  "copy on that stream (cudaMemcpyAsync(..., stream), or lab_pinned_copy(..., stream))",
+                  call, k + 1, recs[k].bytes,
+                  recs[k].stream == 0 ? "the legacy stream 0 (cudaMemcpy, or cudaMemcpyAsync without a stream)"
+                                      : "another stream");
+        h2d += recs[k].bytes;
+    }
+    cr_assert(h2d == total, "%s copied %zu bytes host to device; its batches are %zu bytes", call, h2d, total);
+}
+
+/* expect_naive - lab_loop_naive of n batches of bytes on s (behind: after DELAY_MS ms of work on s that ends by
+ * overwriting the destination): every batch in place, every copy on s, nothing held afterwards */
+static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
+{
+    static xl_copy_rec recs[LOG_MAX];
+    char call[96];
     produce_ctx pc = {xl_fresh_seed(), 0};
+    unsigned char none = 0;
     void *dev = kit_dev_alloc(n * bytes + GUARD);
-    xl_expect_ok(lab_loop_naive(dev, bytes, n, produce, &pc, s), "lab_loop_naive");
-    expect_batches(dev, bytes, n, &pc, "lab_loop_naive");
-    XL_CHECK(cudaMemset(dev, XL_POISON_BYTE, n * bytes + GUARD));
-    pc.seed = xl_fresh_seed();
-    lab_pool *pool = lab_pool_create(bytes, 2);
-    cr_assert(pool != NULL, "lab_pool_create returned NULL");
-    xl_expect_ok(lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s), "lab_loop_pooled");
-    expect_batches(dev, bytes, n, &pc, "lab_loop_pooled");
+    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d)", bytes, n);
+    kit_held before = kit_held_now();
+    XL_CHECK(cudaDeviceSynchronize());
+    if (behind)
+        kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n * bytes);
+    xl_copylog_start(recs, LOG_MAX);
+    int rc = lab_loop_naive(dev, bytes, n, produce, &pc, s);
+    int nrec = xl_copylog_stop();
+    xl_expect_ok(rc, "lab_loop_naive");
+    if (behind)
+        expect_stream_done(s, call);
+    if (n > 0)
+        expect_batches(dev, bytes, n, &pc, call);
+    else
+        kit_expect_dev_bytes(dev, &none, 0, GUARD, call);
+    expect_copies_on(recs, nrec, s, n * bytes, call);
+    kit_expect_released(before, call);
+    XL_CHECK(cudaFree(dev));
+}
+
+/* expect_all_back - fails unless all count buffers of pool can be taken, as they must be after a loop returns */
+static void expect_all_back(lab_pool *pool, int count, const char *call)
+{
+    void *b[64];
+    for (int i = 0; i < count; i++) {
+        b[i] = lab_pool_get(pool);
+        cr_assert(b[i] != NULL,
+                  "after %s, lab_pool_get gave %d of the pool's %d buffers and then NULL: the loop must give back "
+                  "(lab_pool_put) every buffer it takes",
+                  call, i, count);
+    }
+    for (int i = 0; i < count; i++)
+        lab_pool_put(pool, b[i]);
+}
+
+/* expect_pooled - lab_loop_pooled of n batches of bytes through a pool of count buffers somewhat longer than bytes,
+ * on s (behind: as in expect_naive): every batch in place, every copy on s, every buffer back in the pool */
+static void expect_pooled(cudaStream_t s, size_t bytes, int count, int n, int behind)
+{
+    static xl_copy_rec recs[LOG_MAX];
+    char call[128];
+    produce_ctx pc = {xl_fresh_seed(), 0};
+    unsigned char none = 0;
+    size_t pool_bytes = bytes + (size_t)kit_rand_int(0, 4096); /* its buffers are at least bytes long */
+    snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, bytes %zu, n %d)", count,
+             pool_bytes, bytes, n);
+    lab_pool *pool = lab_pool_create(pool_bytes, count);
+    cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", pool_bytes, count);
+    void *dev = kit_dev_alloc(n * bytes + GUARD);
+    XL_CHECK(cudaDeviceSynchronize());
+    if (behind)
+        kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n * bytes);
+    xl_copylog_start(recs, LOG_MAX);
+    int rc = lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s);
+    int nrec = xl_copylog_stop();
+    xl_expect_ok(rc, "lab_loop_pooled");
+    if (behind)
+        expect_stream_done(s, call);
+    if (n > 0)
+        expect_batches(dev, bytes, n, &pc, call);
+    else
+        kit_expect_dev_bytes(dev, &none, 0, GUARD, call);
+    expect_copies_on(recs, nrec, s, n * bytes, call);
+    expect_all_back(pool, count, call);
     lab_pool_destroy(pool);
+    XL_CHECK(cudaFree(dev));
+}
+
+XL_TEST(pool, loops_exact, 5, XL_GPU,
+        "lab_loop_naive and lab_loop_pooled put every batch, byte-exact, in its place, on the caller's stream, for any "
+        "count and size; then the naive loop holds nothing and the pool has every buffer back", 20)
+{
+    cudaStream_t s = kit_stream();
+    size_t bytes = (size_t)kit_rand_int(20000, 300000) | 1; /* odd */
+    int few = (int)kit_rand_int(1, 3), many = (int)kit_rand_int(3, 6);
+    expect_naive(s, bytes, (int)kit_rand_int(2, 5), 1);
+    expect_naive(s, bytes, 1, 0);
+    expect_naive(s, bytes, 0, 0);
+    expect_pooled(s, bytes, few, few + (int)kit_rand_int(1, 3), 1); /* more batches than buffers */
+    expect_pooled(s, bytes, many, (int)kit_rand_int(1, many - 1), 1); /* fewer */
+    expect_pooled(s, bytes, few, few, 0);                              /* as many */
+    expect_pooled(s, bytes, few, 0, 0);
 }
 
 /* The kit's allocate-per-transfer loop against the student's pooled loop. */
@@ -406,25 +688,73 @@ XL_TEST(pool, loop_speed, 10, XL_GPU, "16 transfers of 64 MiB through the pool a
     lab_pool_destroy(c.pool);
 }
 
+
 /* ===== Part D: the round trip ===== */
 
-XL_TEST(roundtrip, exact, 5, XL_GPU, "lab_round_trip brings every byte back, complete when it returns", 15)
+/* within - 1 when [p, p + n) lies inside [base, base + len) */
+static int within(const void *p, size_t n, const void *base, size_t len)
 {
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+    return a >= b && a + n <= b + len;
+}
+
+/* expect_trip_copies - fails unless the round trip copied n bytes from host_in into dev and n bytes from dev straight
+ * into host_out (in pieces or not): pinned all the way, no buffer of its own on the way */
+static void expect_trip_copies(const xl_copy_rec *recs, int nrec, const void *out, const void *in, const void *dev,
+                               size_t n, const char *call)
+{
+    size_t up = 0, down = 0, other = 0;
+    cr_assert(nrec <= LOG_MAX, "%s made %d copies, more than the %d the grader records", call, nrec, LOG_MAX);
+    for (int k = 0; k < nrec; k++) {
+        const xl_copy_rec *r = &recs[k];
+        enum cudaMemcpyKind dir = xl_copy_dir(r);
+        if (dir == cudaMemcpyHostToDevice && within(r->src, r->bytes, in, n) && within(r->dst, r->bytes, dev, n))
+            up += r->bytes;
+        else if (dir == cudaMemcpyDeviceToHost && within(r->src, r->bytes, dev, n) && within(r->dst, r->bytes, out, n))
+            down += r->bytes;
+        else
+            other += r->bytes;
+    }
+    cr_assert(up == n && down == n,
+              "%s copied %zu bytes from host_in to dev and %zu from dev to host_out (need %zu each), and %zu bytes "
+              "between other buffers: copy host_in to dev, then dev straight into host_out, both with "
+              "cudaMemcpyAsync on the stream; a buffer of your own on the way costs two more passes over memory",
+              call, up, down, n, other);
+}
+
+XL_TEST(roundtrip, exact, 5, XL_GPU,
+        "lab_round_trip brings every byte back through dev straight into host_out, on the caller's stream, complete "
+        "when it returns", 15)
+{
+    static xl_copy_rec recs[LOG_MAX];
     cudaStream_t s = kit_stream();
-    for (size_t i = 0; i < kit_n_awkward; i++) {
-        size_t n = kit_awkward_sizes[i];
-        char what[80];
-        unsigned char *in = kit_pinned_alloc(n), *out = kit_pinned_alloc(n + GUARD);
-        void *dev = kit_dev_alloc(n);
-        xl_fill_random(in, n, xl_fresh_seed());
-        xl_delay(s, DELAY_NS);
-        xl_expect_ok(lab_round_trip(out, in, dev, n, s), "lab_round_trip");
-        snprintf(what, sizeof what, "lab_round_trip of %zu bytes, read right after it returned", n);
-        kit_expect_host_bytes(out, in, n, GUARD, what);
-        XL_CHECK(cudaStreamSynchronize(s));
+    for (size_t i = 0; i <= kit_n_awkward; i++) {
+        size_t n = i < kit_n_awkward ? kit_awkward_sizes[i] : (size_t)kit_rand_int(1, 3 << 20);
+        char what[96];
+        unsigned char *want = random_host(n), *in = kit_pinned_alloc(n), *out = kit_pinned_alloc(n + GUARD);
+        void *dev = kit_dev_alloc(n + GUARD), *real = kit_dev_alloc(n);
+        memcpy(in, want, n);
+        XL_CHECK(cudaMemcpy(real, in, n, cudaMemcpyHostToDevice));
+        memset(in, STALE_BYTE, n);
+        XL_CHECK(cudaDeviceSynchronize());
+        xl_delay(s, DELAY_NS); /* the real input reaches host_in only through work queued on the caller's stream */
+        XL_CHECK(cudaMemcpyAsync(in, real, n, cudaMemcpyDeviceToHost, s));
+        snprintf(what, sizeof what, "lab_round_trip of %zu bytes", n);
+        xl_copylog_start(recs, LOG_MAX);
+        int rc = lab_round_trip(out, in, dev, n, s);
+        int nrec = xl_copylog_stop();
+        xl_expect_ok(rc, "lab_round_trip");
+        expect_stream_done(s, what);
+        expect_trip_copies(recs, nrec, out, in, dev, n, what);
+        strncat(what, ": host_out, read right after it returned", sizeof what - strlen(what) - 1);
+        kit_expect_host_bytes(out, want, n, GUARD, what);
+        snprintf(what, sizeof what, "lab_round_trip of %zu bytes: dev, which the data goes through", n);
+        kit_expect_dev_bytes(dev, want, n, GUARD, what);
         XL_CHECK(cudaFreeHost(in));
         XL_CHECK(cudaFreeHost(out));
         XL_CHECK(cudaFree(dev));
+        XL_CHECK(cudaFree(real));
+        free(want);
     }
 }
 
@@ -432,6 +762,12 @@ XL_TEST(roundtrip, exact, 5, XL_GPU, "lab_round_trip brings every byte back, com
 typedef struct {
     void *in, *out, *dev;
 } trip_ctx;
+
+/* The kit's round trips and yours: the same input, outputs (and device buffers) of their own. */
+typedef struct {
+    trip_ctx kit, you;
+    int measured; /* measurements so far */
+} trips_ctx;
 
 /* kit_trip_work - xl_work_fn: the kit's round trip, both copies queued, no wait (the timer waits) */
 static void kit_trip_work(cudaStream_t s, void *ctx)
@@ -448,53 +784,91 @@ static void student_trip_work(cudaStream_t s, void *ctx)
     cr_assert(lab_round_trip(t->out, t->in, t->dev, BIG, s) == 0, "lab_round_trip returned an error");
 }
 
-/* measure_trip - xl_measure_fn: kit round trip time / yours */
+/* measure_trip - xl_measure_fn: kit round trip time / yours; your timed round trips' output checked afterwards */
 static void measure_trip(void *ctx, double *ratio, char *figures, size_t len)
 {
+    trips_ctx *t = ctx;
     xl_timing kit, you;
     cudaStream_t s = kit_stream();
-    xl_time_interleaved(kit_trip_work, ctx, student_trip_work, ctx, s, 7, &kit, &you);
+    if (t->measured++) { /* measured again: your buffers back to poison first */
+        xl_poison(t->you.out, BIG);
+        XL_CHECK(cudaMemset(t->you.dev, XL_POISON_BYTE, BIG));
+    }
+    xl_time_interleaved(kit_trip_work, &t->kit, student_trip_work, &t->you, s, 7, &kit, &you);
+    kit_expect_host_bytes(t->you.out, t->you.in, BIG, 0,
+                          "host_out of your timed lab_round_trip runs of 256 MiB, checked after the timing");
     *ratio = kit.median_ms / you.median_ms;
     snprintf(figures, len, "256 MiB there and back: yours %.2f ms, the kit's %.2f ms (spread %.2f-%.2f): %.0f%%",
              you.median_ms, kit.median_ms, kit.min_ms, kit.max_ms, 100 * *ratio);
     XL_CHECK(cudaStreamDestroy(s));
 }
 
-XL_TEST(roundtrip, speed, 10, XL_GPU, "lab_round_trip of 256 MiB reaches 80% of the kit's pinned round trip", 30)
+XL_TEST(roundtrip, speed, 10, XL_GPU,
+        "lab_round_trip of 256 MiB reaches 80% of the kit's pinned round trip, and its timed runs are exact", 30)
 {
-    trip_ctx t = {kit_pinned_alloc(BIG), kit_pinned_alloc(BIG), kit_dev_alloc(BIG)};
+    trips_ctx t = {{pinned_random(BIG), kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
+                   {NULL, kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
+                   0};
+    t.you.in = t.kit.in;
     xl_ratio_check(measure_trip, &t, ROUND_NEED, 1, "round trip speed (need >= 80% of the kit's)");
 }
 
 /* ===== Leaks ===== */
 
-XL_TEST(leaks, none, 5, XL_GPU, "40 allocate/free cycles and 5 pools leave resident memory where it started", 30)
+XL_TEST(leaks, none, 5, XL_GPU,
+        "lab_pinned_free and lab_pool_destroy release every pinned buffer, a pool's buffers still taken included, "
+        "and resident memory stays where it started", 30)
 {
     const size_t n = 16u << 20;
-    xl_mem before, after;
+    char what[160];
+    xl_mem before_mem, after_mem;
+    kit_held before = kit_held_now();
+    for (int i = 0; i < 4; i++) {
+        size_t bytes = (size_t)kit_rand_int(1, 4 << 20);
+        unsigned char *p = lab_pinned_alloc(bytes);
+        cr_assert(p != NULL, "lab_pinned_alloc(%zu) returned NULL", bytes);
+        memset(p, 1, bytes);
+        lab_pinned_free(p);
+        snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", bytes);
+        kit_expect_released(before, what);
+    }
+    for (int all = 0; all < 2; all++) { /* pools destroyed with some, then all, of their buffers still taken */
+        int count = (int)kit_rand_int(2, 5), taken = all ? count : (int)kit_rand_int(1, count - 1);
+        size_t bytes = (size_t)kit_rand_int(1, 1 << 20);
+        lab_pool *pool = lab_pool_create(bytes, count);
+        cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", bytes, count);
+        for (int i = 0; i < taken; i++)
+            cr_assert(lab_pool_get(pool) != NULL, "lab_pool_get number %d of %d returned NULL", i + 1, count);
+        lab_pool_destroy(pool);
+        snprintf(what, sizeof what,
+                 "lab_pool_create(%zu, %d), %d lab_pool_get not given back, and lab_pool_destroy (which frees every "
+                 "buffer of the pool, taken or not)",
+                 bytes, count, taken);
+        kit_expect_released(before, what);
+    }
+
+    /* resident memory, which sees what the counts above cannot (memory a pinned buffer was made from) */
     void *warm = lab_pinned_alloc(n); /* the first pinned allocation sets up the driver's own structures */
     cr_assert(warm != NULL, "lab_pinned_alloc(16 MiB) returned NULL");
     lab_pinned_free(warm);
-    cr_assert(xl_mem_read(&before) == 0, "cannot read /proc/self/status");
-    for (int i = 0; i < 40; i++) {
+    cr_assert(xl_mem_read(&before_mem) == 0, "cannot read /proc/self/status");
+    for (int i = 0; i < 6; i++) {
         char *p = lab_pinned_alloc(n);
         cr_assert(p != NULL, "lab_pinned_alloc(16 MiB) returned NULL in cycle %d", i);
         memset(p, 1, n);
         lab_pinned_free(p);
     }
-    for (int i = 0; i < 5; i++) {
-        lab_pool *pool = lab_pool_create(n, 3);
-        cr_assert(pool != NULL, "lab_pool_create(16 MiB, 3) returned NULL in cycle %d", i);
-        void *b = lab_pool_get(pool);
-        memset(b, 1, n);
-        lab_pool_put(pool, b);
-        lab_pool_destroy(pool);
-    }
-    cr_assert(xl_mem_read(&after) == 0, "cannot read /proc/self/status");
-    long grown = after.rss_kib - before.rss_kib;
+    lab_pool *pool = lab_pool_create(n, 3);
+    cr_assert(pool != NULL, "lab_pool_create(16 MiB, 3) returned NULL");
+    void *b = lab_pool_get(pool);
+    memset(b, 1, n);
+    lab_pool_put(pool, b);
+    lab_pool_destroy(pool);
+    cr_assert(xl_mem_read(&after_mem) == 0, "cannot read /proc/self/status");
+    long grown = after_mem.rss_kib - before_mem.rss_kib;
     cr_assert(grown < 32 * 1024,
-              "resident memory grew by %ld MiB over 40 allocate/free cycles of 16 MiB and 5 pools of 3 x 16 MiB: "
+              "resident memory grew by %ld MiB over 6 allocate/free cycles of 16 MiB and a pool of 3 x 16 MiB: "
               "something is not freed (cudaFreeHost for each cudaMallocHost; every pool buffer in destroy)",
               grown / 1024);
-    xl_note("resident memory before %ld MiB, after %ld MiB", before.rss_kib / 1024, after.rss_kib / 1024);
+    xl_note("resident memory before %ld MiB, after %ld MiB", before_mem.rss_kib / 1024, after_mem.rss_kib / 1024);
 }

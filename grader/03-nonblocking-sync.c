@@ -1,9 +1,12 @@
 /* 03-nonblocking-sync.c - the grader of lab 03 (the non-blocking sync bug). Course staff only.
  *
  * Races are made certain, not likely: the GPU is kept busy (the delay kernel) ahead of every
- * copy, so a read without a wait sees poison every time. Narrow waits are checked with an
- * unrelated long kernel on another stream; overlap with host work is a ratio measured in the
- * same run. Fresh random data on every repetition.
+ * copy, so a read without a wait sees poison every time. That work is queued on the caller's
+ * stream before each call, with the input the call needs put in place only after it, so work
+ * put on any other stream computes from stale input or lands too early, every time. Narrow waits
+ * are checked with an unrelated long kernel on another stream; overlap with host work is a ratio
+ * measured in the same run. Fresh random data and random sizes on every repetition; the callbacks
+ * count their calls; what a call leaves allocated is counted at the CUDA calls.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +16,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/copylog.h"
 #include "common/delay.h"
 #include "common/timing.h"
 #include "grader/grade.h"
@@ -23,6 +27,15 @@ XL_LAB("03", "nonblocking-sync");
 
 #define REPS 20
 #define DELAY_NS 10000000ull     /* 10 ms of GPU work ahead of each copy */
+#define FETCH_GPU_NS 1000000ull  /* gpu_work's own delay in fetch.correct_under_delay: far less than the 10 ms the
+                                    caller's stream works before the input is in place */
+#define STALE_BYTE 0x3C          /* the result's input until the caller's stream puts the real one in place */
+#define SEND_BUSY_NS 20000000ull /* 20 ms of work on the caller's stream before lab_send, then a memset of dev: */
+#define BUSY_BYTE 0x5A           /* a batch copied on any other stream lands first and is overwritten */
+#define GPU_WORK_BYTE 0xC3       /* what gpu_work(i) writes into batch i's destination: its copy must overwrite it */
+#define SEND_MAX_BATCHES 12
+#define SEND_MAX_BYTES ((2u << 20) + 1)
+#define MAX_COPIES 1024          /* copies recorded per lab_fetch */
 #define OTHER_NS 300000000ull    /* an unrelated 300 ms kernel on another stream */
 #define NARROW_MS 150.0          /* a narrow wait finishes well before that kernel */
 #define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
@@ -39,19 +52,26 @@ XL_LAB("03", "nonblocking-sync");
 /* What a fetch moves and how its callbacks behave. */
 typedef struct {
     void *dev;            /* the result buffer lab_fetch copies from */
-    const void *src;      /* device copy of the expected data: gpu_work copies it into dev */
+    const void *src;      /* gpu_work copies it into dev */
+    void *real;           /* not NULL: the expected data, which the caller's stream copies into src before the call */
     const unsigned char *want; /* the expected bytes, on the host */
     size_t bytes;
     uint64_t gpu_ns;      /* delay before the result is written */
     double host_ms;       /* host work, spinning */
-    int consumed;         /* how many times consume ran */
+    cudaStream_t stream;  /* the job's stream */
+    const void *host;     /* the job's destination */
+    cudaStream_t gpu_stream; /* the stream gpu_work was last given */
+    int gpu_worked, host_worked, consumed; /* how many times each callback ran */
     int check;            /* consume verifies the data */
+    int rep;              /* the repetition, for messages (0: none) */
 } fetch_ctx;
 
 /* fetch_gpu_work - the GPU keeps busy, then writes the result into dev */
 static void fetch_gpu_work(cudaStream_t s, void *ctx)
 {
     fetch_ctx *f = ctx;
+    f->gpu_worked++;
+    f->gpu_stream = s;
     xl_delay(s, f->gpu_ns);
     XL_CHECK(cudaMemcpyAsync(f->dev, f->src, f->bytes, cudaMemcpyDeviceToDevice, s));
 }
@@ -67,7 +87,9 @@ static void spin_ms(double ms)
 /* fetch_host_work - host work independent of the result */
 static void fetch_host_work(void *ctx)
 {
-    spin_ms(((fetch_ctx *)ctx)->host_ms);
+    fetch_ctx *f = ctx;
+    f->host_worked++;
+    spin_ms(f->host_ms);
 }
 
 /* fetch_consume - reads the result: the last page first (a copy in flight writes it last) */
@@ -75,7 +97,13 @@ static void fetch_consume(const void *host, size_t bytes, void *ctx)
 {
     fetch_ctx *f = ctx;
     size_t bad = 0, tail = bytes < 4096 ? bytes : 4096;
+    char when[64] = "";
     f->consumed++;
+    if (f->rep)
+        snprintf(when, sizeof when, " (repetition %d, %zu bytes)", f->rep, f->bytes);
+    cr_assert(host == f->host && bytes == f->bytes,
+              "lab_fetch called consume(%p, %zu bytes)%s; it must pass job->host (%p) and job->bytes (%zu)", host,
+              bytes, when, f->host, f->bytes);
     if (!f->check)
         return;
     const unsigned char *h = host;
@@ -84,58 +112,114 @@ static void fetch_consume(const void *host, size_t bytes, void *ctx)
         tail_ok = xl_compare(h, f->want, bytes, &bad) == 0;
     else
         bad += bytes - tail;
-    cr_assert(tail_ok,
-              "consume read byte %zu of %zu before the copy had written it (0x%02x, expected 0x%02x): wait for "
-              "the copy (an event recorded after it, or its stream) before reading the result",
-              bad, bytes, h[bad], f->want[bad]);
+    cr_assert(tail_ok, "consume read byte %zu of %zu wrong%s (0x%02x, expected 0x%02x): %s", bad, bytes, when, h[bad],
+              f->want[bad],
+              !f->gpu_worked ? "consume ran before gpu_work was called: enqueue gpu_work, then the copy, first"
+              : f->gpu_stream != f->stream
+                  ? "lab_fetch gave gpu_work a stream other than job->stream, so the GPU work ran before the input "
+                    "the caller had queued on job->stream was in place. Enqueue gpu_work and the copy on job->stream"
+                  : "the copy had not written it yet. Wait for the copy (an event recorded after it, or its stream) "
+                    "before reading the result, and put the copy on job->stream, after gpu_work");
 }
 
-/* fetch_setup - fresh expected data of bytes, its device copy, a poisoned result buffer */
-static void fetch_setup(fetch_ctx *f, size_t bytes, uint64_t gpu_ns, double host_ms)
+/* fetch_setup - fresh expected data of bytes, its device copy, a poisoned result buffer; a job on stream s */
+static void fetch_setup(fetch_ctx *f, size_t bytes, uint64_t gpu_ns, double host_ms, cudaStream_t s)
 {
     unsigned char *want = kit_host_alloc(bytes);
     void *src = kit_dev_alloc(bytes);
     xl_fill_random(want, bytes, xl_fresh_seed());
     XL_CHECK(cudaMemcpy(src, want, bytes, cudaMemcpyHostToDevice));
-    *f = (fetch_ctx){kit_dev_alloc(bytes), src, want, bytes, gpu_ns, host_ms, 0, 1};
+    *f = (fetch_ctx){.dev = kit_dev_alloc(bytes), .src = src, .want = want, .bytes = bytes, .gpu_ns = gpu_ns,
+                     .host_ms = host_ms, .stream = s, .check = 1};
+    XL_CHECK(cudaDeviceSynchronize()); /* the poison is in dev before any stream starts */
 }
 
-/* fetch_teardown - frees what fetch_setup allocated */
+/* fetch_behind_caller - the caller's stream works 10 ms, then puts the result's input in place: until then src holds
+ * stale bytes, so gpu_work enqueued on any stream but the job's computes from stale input */
+static void fetch_behind_caller(fetch_ctx *f)
+{
+    void *stale = kit_dev_alloc(f->bytes);
+    XL_CHECK(cudaMemset(stale, STALE_BYTE, f->bytes));
+    XL_CHECK(cudaDeviceSynchronize());
+    f->real = (void *)f->src;
+    f->src = stale;
+    kit_queue_busy_copy(f->stream, DELAY_NS, stale, f->real, f->bytes);
+}
+
+/* fetch_teardown - frees what fetch_setup and fetch_behind_caller allocated */
 static void fetch_teardown(fetch_ctx *f)
 {
     XL_CHECK(cudaFree(f->dev));
     XL_CHECK(cudaFree((void *)f->src));
+    if (f->real)
+        XL_CHECK(cudaFree(f->real));
     free((void *)f->want);
 }
 
-/* job_for - a lab_fetch_job on stream s into host, with f's callbacks */
-static lab_fetch_job job_for(fetch_ctx *f, cudaStream_t s, void *host)
+/* job_for - a lab_fetch_job on f's stream into host, with f's callbacks */
+static lab_fetch_job job_for(fetch_ctx *f, void *host)
 {
-    lab_fetch_job j = {s, fetch_gpu_work, f->dev, host, f->bytes, fetch_host_work, fetch_consume, f};
+    f->host = host;
+    lab_fetch_job j = {f->stream, fetch_gpu_work, f->dev, host, f->bytes, fetch_host_work, fetch_consume, f};
     return j;
+}
+
+/* expect_copies_on - every copy into host[0 .. bytes) among the n recorded was a cudaMemcpyAsync on stream s */
+static void expect_copies_on(const xl_copy_rec *recs, int n, const void *host, size_t bytes, cudaStream_t s,
+                             const char *when)
+{
+    for (int i = 0; i < n && i < MAX_COPIES; i++) {
+        const char *d = recs[i].dst, *h = host;
+        if (d < h || d >= h + bytes)
+            continue;
+        cr_assert(recs[i].async && recs[i].stream == s,
+                  "lab_fetch copied %zu bytes of the result%s with %s on %s, not on job->stream: put the copy on "
+                  "job->stream, where it runs after gpu_work and the caller's own work",
+                  recs[i].bytes, when, recs[i].async ? "cudaMemcpyAsync" : "cudaMemcpy",
+                  recs[i].stream ? "another stream" : "the legacy default stream (stream 0)");
+    }
 }
 
 /* ===== Part A: fetch ===== */
 
 XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
-        "lab_fetch: consume sees the whole result, 20 times, with the GPU 10 ms behind", 30)
+        "lab_fetch: consume sees the whole result, 20 times, 1 byte to 64 MiB (some random), behind 10 ms of work on "
+        "job->stream; each callback runs once; nothing is left allocated", 30)
 {
-    static const size_t sizes[] = {3, 4097, (1u << 20) + 5, 64u << 20};
+    static const size_t sizes[] = {1, 4097, (1u << 20) + 5, 64u << 20, 0 /* random */};
+    static xl_copy_rec recs[MAX_COPIES];
     cudaStream_t s = kit_stream();
+    cr_assert(lab_fetch(NULL) == -1, "lab_fetch(NULL) must return -1");
+    lab_fetch_buffer_free(NULL);
+    kit_held before = kit_held_now();
     for (int r = 0; r < REPS; r++) {
-        size_t n = sizes[r % 4];
+        size_t n = sizes[r % 5] ? sizes[r % 5] : (size_t)kit_rand_int(2, 4 << 20);
+        char when[64];
         fetch_ctx f;
-        fetch_setup(&f, n, DELAY_NS, 0.1);
+        snprintf(when, sizeof when, " (repetition %d, %zu bytes)", r + 1, n);
+        fetch_setup(&f, n, FETCH_GPU_NS, 0.1, s);
+        f.rep = r + 1;
         void *host = lab_fetch_buffer(n);
         cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n);
         xl_poison(host, n);
-        lab_fetch_job j = job_for(&f, s, host);
-        xl_expect_ok(lab_fetch(&j), "lab_fetch");
-        cr_assert(f.consumed == 1, "lab_fetch called consume %d times; it must call it once", f.consumed);
+        lab_fetch_job j = job_for(&f, host);
+        fetch_behind_caller(&f);
+        xl_copylog_start(recs, MAX_COPIES);
+        int rc = lab_fetch(&j);
+        int copies = xl_copylog_stop();
+        xl_expect_ok(rc, "lab_fetch");
+        cr_assert(f.consumed == 1 && f.host_worked == 1 && f.gpu_worked == 1,
+                  "lab_fetch called gpu_work %d times, host_work %d times and consume %d times%s; it must call each "
+                  "once",
+                  f.gpu_worked, f.host_worked, f.consumed, when);
+        cr_assert(f.gpu_stream == s, "lab_fetch gave gpu_work a stream other than job->stream%s: all GPU work of a "
+                  "fetch goes on job->stream", when);
+        expect_copies_on(recs, copies, host, n, s, when);
         XL_CHECK(cudaStreamSynchronize(s));
         lab_fetch_buffer_free(host);
         fetch_teardown(&f);
     }
+    kit_expect_released(before, "20 rounds of lab_fetch_buffer, lab_fetch and lab_fetch_buffer_free");
 }
 
 /* What a narrow-wait test runs: one fetch into a poisoned buffer, so only a correct wait passes. */
@@ -150,7 +234,7 @@ static void fetch_poisoned(void *ctx)
 {
     fetch_run *r = ctx;
     xl_poison(r->host, r->f.bytes);
-    lab_fetch_job j = job_for(&r->f, r->s, r->host);
+    lab_fetch_job j = job_for(&r->f, r->host);
     xl_expect_ok(lab_fetch(&j), "lab_fetch");
 }
 
@@ -158,7 +242,7 @@ XL_TEST(fetch, narrow_wait, 5, XL_GPU,
         "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream", 15)
 {
     fetch_run r = {.s = kit_stream()};
-    fetch_setup(&r.f, 1u << 20, 2000000, 0.1);
+    fetch_setup(&r.f, 1u << 20, 2000000, 0.1, r.s);
     r.host = lab_fetch_buffer(r.f.bytes);
     cr_assert(r.host != NULL, "lab_fetch_buffer returned NULL");
     fetch_poisoned(&r); /* warm-up */
@@ -190,7 +274,7 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
         XL_CHECK(cudaStreamSynchronize(o->s));
         g[r] = xl_now_ms() - t0;
         xl_poison(o->host, o->f.bytes); /* a fetch that does not wait reads poison, however fast it is */
-        lab_fetch_job j = job_for(&o->f, o->s, o->host);
+        lab_fetch_job j = job_for(&o->f, o->host);
         t0 = xl_now_ms();
         xl_expect_ok(lab_fetch(&j), "lab_fetch");
         t[r] = xl_now_ms() - t0;
@@ -207,7 +291,7 @@ XL_TEST(fetch, overlap, 10, XL_GPU,
         "lab_fetch runs 20 ms of host work while the GPU works 40 ms: total near 40 ms, not 60", 30)
 {
     fetch_run o = {.s = kit_stream()};
-    fetch_setup(&o.f, 1u << 20, (uint64_t)(GPU_WORK_MS * 1e6), HOST_WORK_MS);
+    fetch_setup(&o.f, 1u << 20, (uint64_t)(GPU_WORK_MS * 1e6), HOST_WORK_MS, o.s);
     o.host = lab_fetch_buffer(o.f.bytes);
     cr_assert(o.host != NULL, "lab_fetch_buffer returned NULL");
     xl_ratio_check(measure_overlap, &o, OVERLAP_NEED, 1, "overlap of host work with GPU work (need >= 0.8)");
@@ -228,10 +312,11 @@ static double pageable_copy_return_ms(fetch_ctx *f, cudaStream_t s, void *pageab
 }
 
 XL_TEST(fetch, pinned_destination, 5, XL_GPU,
-        "lab_fetch delivers into lab_fetch_buffer memory, and that memory is pinned (pageable would not overlap)", 20)
+        "lab_fetch delivers into lab_fetch_buffer memory, and that memory is pinned (pageable would not overlap) and "
+        "not write-combined (consume reads it)", 20)
 {
     fetch_run r = {.s = kit_stream()};
-    fetch_setup(&r.f, (1u << 20) + 3, DELAY_NS, 0.1);
+    fetch_setup(&r.f, (1u << 20) + 3, DELAY_NS, 0.1, r.s);
     r.host = lab_fetch_buffer(r.f.bytes);
     cr_assert(r.host != NULL, "lab_fetch_buffer returned NULL");
     fetch_poisoned(&r);
@@ -239,12 +324,13 @@ XL_TEST(fetch, pinned_destination, 5, XL_GPU,
               "lab_fetch_buffer returned pageable memory. cudaMemcpyAsync into pageable memory does not return "
               "until the copy is done (the driver copies through its staging buffer), so the host work cannot "
               "overlap: allocate it with cudaMallocHost");
+    kit_expect_not_write_combined(r.host, "lab_fetch_buffer");
     lab_fetch_buffer_free(r.host);
     fetch_teardown(&r.f);
     /* the premise, measured: into malloc'd memory the "async" copy returns only once the GPU work and the copy
      * are done */
     fetch_ctx f;
-    fetch_setup(&f, 1u << 20, 20000000, 20);
+    fetch_setup(&f, 1u << 20, 20000000, 20, r.s);
     void *pageable = kit_host_alloc(f.bytes);
     pageable_copy_return_ms(&f, r.s, pageable);
     xl_note("cudaMemcpyAsync into pageable memory returned after %.1f ms, behind 20 ms of GPU work: the host could "
@@ -255,31 +341,53 @@ XL_TEST(fetch, pinned_destination, 5, XL_GPU,
 
 /* ===== Part B: send ===== */
 
-/* What a send moves. */
+/* What a send moves, and what its callbacks saw. */
 typedef struct {
     uint64_t seed;
     uint64_t gpu_ns;
+    cudaStream_t stream;  /* the job's */
+    void *host;           /* the job's */
+    unsigned char *dev;   /* the job's */
+    size_t bytes;
+    int n;
+    int fills, fills_out_of_order, fills_elsewhere; /* fill calls; for a batch not next; on another buffer or size */
+    int gpu_works, gpu_out_of_order, gpu_other_stream; /* gpu_work calls; for a batch not next; on another stream */
 } send_ctx;
 
 /* send_fill - batch i: fresh random bytes from the seed */
 static void send_fill(void *host, size_t bytes, int i, void *ctx)
 {
-    xl_fill_random(host, bytes, ((send_ctx *)ctx)->seed + (uint64_t)i);
+    send_ctx *c = ctx;
+    c->fills_out_of_order += i != c->fills;
+    c->fills++;
+    if (host != c->host || bytes != c->bytes) {
+        c->fills_elsewhere++;
+        return;
+    }
+    xl_fill_random(host, bytes, c->seed + (uint64_t)i);
 }
 
-/* send_gpu_work - keeps the GPU busy before batch i's copy */
+/* send_gpu_work - keeps the GPU busy, then writes GPU_WORK_BYTE into batch i's destination, which batch i's copy
+ * must overwrite: it is enqueued before that copy */
 static void send_gpu_work(cudaStream_t s, int i, void *ctx)
 {
-    (void)i;
-    xl_delay(s, ((send_ctx *)ctx)->gpu_ns);
+    send_ctx *c = ctx;
+    c->gpu_out_of_order += i != c->gpu_works;
+    c->gpu_works++;
+    c->gpu_other_stream += s != c->stream;
+    xl_delay(s, c->gpu_ns);
+    if (i >= 0 && i < c->n)
+        XL_CHECK(cudaMemsetAsync(c->dev + (size_t)i * c->bytes, GPU_WORK_BYTE, c->bytes, s));
 }
 
-/* send_setup - dev poisoned for n batches, then a job that sends them through host on s with fresh data */
-static lab_send_job send_setup(send_ctx *c, cudaStream_t s, void *host, void *dev, size_t bytes, int n,
+/* send_setup - dev (room bytes) poisoned, then a job that sends n batches of bytes through host on s, fresh data */
+static lab_send_job send_setup(send_ctx *c, cudaStream_t s, void *host, void *dev, size_t room, size_t bytes, int n,
                                uint64_t gpu_ns)
 {
-    *c = (send_ctx){xl_fresh_seed(), gpu_ns};
-    XL_CHECK(cudaMemset(dev, XL_POISON_BYTE, (size_t)n * bytes));
+    *c = (send_ctx){.seed = xl_fresh_seed(), .gpu_ns = gpu_ns, .stream = s, .host = host, .dev = dev,
+                    .bytes = bytes, .n = n};
+    XL_CHECK(cudaMemset(dev, XL_POISON_BYTE, room));
+    XL_CHECK(cudaDeviceSynchronize());
     lab_send_job j = {s, send_gpu_work, host, dev, bytes, n, send_fill, c};
     return j;
 }
@@ -292,47 +400,102 @@ static void send_call(void *job)
     xl_poison(j->host, j->bytes);
 }
 
-/* send_expect - once the stream is done: every batch of j arrived intact; rep numbers the repetition */
+/* all_bytes - 1 when buf[0 .. bytes) all hold byte */
+static int all_bytes(const unsigned char *buf, size_t bytes, unsigned char byte)
+{
+    for (size_t k = 0; k < bytes; k++)
+        if (buf[k] != byte)
+            return 0;
+    return 1;
+}
+
+/* send_why - what a batch that did not arrive intact holds instead, and the likely cause */
+static const char *send_why(const unsigned char *got, size_t bytes)
+{
+    if (all_bytes(got, bytes, BUSY_BYTE))
+        return "it holds what the caller's stream wrote there before lab_send was called: the copy ran on another "
+               "stream than job->stream (or on the legacy default stream), ahead of the caller's work. Enqueue every "
+               "copy on job->stream";
+    if (all_bytes(got, bytes, GPU_WORK_BYTE))
+        return "it holds what gpu_work(i) wrote there: batch i's copy ran before gpu_work(i)'s work. Enqueue "
+               "gpu_work(i) before batch i's copy, on job->stream";
+    if (all_bytes(got, bytes, XL_POISON_BYTE))
+        return "nothing arrived there";
+    return "the host buffer was overwritten before its copy had read it: before fill writes it again, wait for an "
+           "event recorded after the previous copy";
+}
+
+/* send_expect - once the stream is done: fill and gpu_work ran once per batch, in order, and every batch of j
+ * arrived intact, nothing past them; rep numbers the repetition */
 static void send_expect(const lab_send_job *j, int rep)
 {
     const send_ctx *c = j->ctx;
-    unsigned char *want = kit_host_alloc(j->bytes);
+    size_t guard = 16, bad = 0;
+    unsigned char *want = kit_host_alloc(j->bytes), *got = kit_host_alloc(j->bytes + guard);
     XL_CHECK(cudaStreamSynchronize(j->stream));
+    cr_assert(c->fills == j->n && c->fills_out_of_order == 0 && c->fills_elsewhere == 0,
+              "repetition %d, %d batches of %zu bytes: lab_send called fill %d times (%d for a batch out of order, %d "
+              "not on job->host with job->bytes); call it once per batch, for batch 0, 1, 2, ..., on job->host",
+              rep, j->n, j->bytes, c->fills, c->fills_out_of_order, c->fills_elsewhere);
+    cr_assert(c->gpu_works == j->n && c->gpu_out_of_order == 0 && c->gpu_other_stream == 0,
+              "repetition %d, %d batches of %zu bytes: lab_send called gpu_work %d times (%d for a batch out of order, "
+              "%d with a stream other than job->stream); call it once per batch, in order, with job->stream",
+              rep, j->n, j->bytes, c->gpu_works, c->gpu_out_of_order, c->gpu_other_stream);
     for (int i = 0; i < j->n; i++) {
-        char what[160];
         xl_fill_random(want, j->bytes, c->seed + (uint64_t)i);
-        snprintf(what, sizeof what,
-                 "batch %d of %d (repetition %d): the host buffer was overwritten before its copy had read it", i,
-                 j->n, rep);
-        kit_expect_dev_bytes((char *)j->dev + (size_t)i * j->bytes, want, j->bytes, 0, what);
+        XL_CHECK(cudaMemcpy(got, (char *)j->dev + (size_t)i * j->bytes, j->bytes, cudaMemcpyDeviceToHost));
+        cr_assert(xl_compare(got, want, j->bytes, &bad) == 0,
+                  "batch %d of %d (repetition %d, %zu bytes each) is wrong on the device from byte %zu (0x%02x, "
+                  "expected 0x%02x): %s",
+                  i, j->n, rep, j->bytes, bad, got[bad], want[bad], send_why(got, j->bytes));
     }
+    XL_CHECK(cudaMemcpy(got, (char *)j->dev + (size_t)j->n * j->bytes, guard, cudaMemcpyDeviceToHost));
+    cr_assert(xl_check_poison(got, guard, &bad) == 0,
+              "repetition %d, %d batches of %zu bytes: lab_send wrote past the last batch (byte %zu after it)", rep,
+              j->n, j->bytes, bad);
     free(want);
+    free(got);
 }
 
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
-        "lab_send: every batch arrives intact, 10 times, though the host refills one buffer", 30)
+        "lab_send: every batch arrives intact behind 20 ms of work on job->stream, for 0 to 12 batches of 1 byte to "
+        "2 MiB (random), though the host refills one buffer; fill and gpu_work run once per batch, in order, "
+        "gpu_work before its batch's copy; nothing is left allocated", 30)
 {
-    const size_t bytes = (1u << 20) + 13;
-    const int n = 6;
+    const size_t room = (size_t)SEND_MAX_BATCHES * SEND_MAX_BYTES + 16;
     cudaStream_t s = kit_stream();
-    void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(n * bytes);
+    void *host = kit_pinned_alloc(SEND_MAX_BYTES), *dev = kit_dev_alloc(room);
+    send_ctx c;
+    cr_assert(lab_send(NULL) == -1, "lab_send(NULL) must return -1");
+    lab_send_job j = send_setup(&c, s, host, dev, room, 4096, -1, 0);
+    int rc = lab_send(&j);
+    cr_assert(rc == -1 && c.fills == 0 && c.gpu_works == 0,
+              "lab_send with n = -1 batches returned %d after %d fills and %d gpu_work calls: it must return -1 "
+              "without calling either (lab.h: n >= 0)", rc, c.fills, c.gpu_works);
+    kit_held before = kit_held_now();
     for (int r = 0; r < 10; r++) {
-        send_ctx c;
-        lab_send_job j = send_setup(&c, s, host, dev, bytes, n, 5000000);
+        int n = r == 0 ? 1 : r == 1 ? 0 : r == 2 ? SEND_MAX_BATCHES : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
+        size_t bytes = r == 0 ? 1 : r == 3 ? 1u << 20 : (size_t)kit_rand_int(2, SEND_MAX_BYTES);
+        j = send_setup(&c, s, host, dev, room, bytes, n, 1000000);
+        if (n > 0) /* batches copied on any other stream land before this memset, which overwrites them */
+            kit_queue_busy_memset(s, SEND_BUSY_NS, dev, BUSY_BYTE, (size_t)n * bytes);
         send_call(&j);
         send_expect(&j, r + 1);
     }
+    kit_expect_released(before, "10 calls of lab_send");
+    XL_CHECK(cudaFreeHost(host));
+    XL_CHECK(cudaFree(dev));
 }
 
 XL_TEST(send, narrow_wait, 5, XL_GPU,
         "lab_send waits for its own copies only, not for a 300 ms kernel on another stream; batches intact", 15)
 {
     const size_t bytes = 1u << 20;
-    void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(3 * bytes);
+    void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(3 * bytes + 16);
     send_ctx c;
-    lab_send_job j = send_setup(&c, kit_stream(), host, dev, bytes, 3, 1000000);
+    lab_send_job j = send_setup(&c, kit_stream(), host, dev, 3 * bytes + 16, bytes, 3, 1000000);
     send_call(&j); /* warm-up */
-    j = send_setup(&c, j.stream, host, dev, bytes, 3, 1000000);
+    j = send_setup(&c, j.stream, host, dev, 3 * bytes + 16, bytes, 3, 1000000);
     double ms = kit_ms_beside_busy(send_call, &j, OTHER_NS);
     send_expect(&j, 1);
     cr_assert(ms < NARROW_MS,

@@ -3,10 +3,17 @@
  * Results are checked exactly against the CPU. Hazards are made certain: the kernel is slowed (it works
  * 2 ms before it reads its batch) and the host is fast, so a buffer reused too early is overwritten every
  * time, not sometimes; the kit's kernel also records its batch as it found it when it began, which tells
- * the two hazards apart. Speed is an overlap efficiency against the kit's sequential baseline and the
- * ideal, all measured in the same run, at three batch sizes.
+ * the two hazards apart. Batches are made to finish out of order (one batch's stream held up 25 ms after its
+ * kernel), so a pipe that waits only for its last batch returns before a result has arrived, and one that
+ * shares a device result between slots copies back another batch's, every time. Every depth of
+ * the contract (1 to 8) is run, pipes of random sizes get fewer items than they hold, batch counts fall at
+ * and beside multiples of the depth; what a pipe holds is counted at the CUDA calls, so a destroy that
+ * forgets a stream, or a failed create that forgets what it had made, is found. Speed is an overlap
+ * efficiency against the kit's sequential baseline and the ideal, all measured in the same run, at three
+ * batch sizes.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +31,11 @@ XL_LAB("04", "double-buffering");
 
 #define SLOW_KERNEL_NS 2000000ull /* the hazard tests' kernel: 2 ms of work before it reads its batch */
 #define HAZARD_PRODUCE_MS 0.3
+#define SLOW_MS 25.0              /* one batch's stream held up this long after its kernel: its copy back comes
+                                     after every later batch's */
+#define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
+#define MAX_BATCHES (2 * MAX_DEPTH + 1)
+#define GPU_LEFT (96u << 20)      /* the create that fails half way: the grader holds all GPU memory but about this */
 #define OTHER_NS 300000000ull     /* an unrelated 300 ms kernel on another stream */
 #define NARROW_MS 150.0
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
@@ -68,30 +80,100 @@ static void run_poisoned(lab_pipe *p, const lab_job *j)
     xl_expect_ok(lab_pipe_run(p, j), "lab_pipe_run");
 }
 
-/* expect_results - every result of j is right; what says which run */
-static void expect_results(const wl_ctx *w, const lab_job *j, const char *what)
+/* expect_results - right after lab_pipe_run returned: every result of j is right. want_all holds the right results
+ * (NULL: computed here), slow is the batch whose stream the kit held up (-1: none), what says which run */
+static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *want_all, int slow, const char *what)
 {
     for (int i = 0; i < j->batches; i++) {
-        lab_result want = wl_expected(w, i), got = j->results[i];
+        lab_result want = want_all ? want_all[i] : wl_expected(w, i), got = j->results[i];
         int poisoned = xl_check_poison(&got, sizeof got, NULL) == 0;
+        const char *hint = "";
+        if (poisoned && i == slow)
+            hint = ": it never arrived. The kit held this batch's stream up 25 ms after its kernel, so it finished "
+                   "after every later batch, and lab_pipe_run returned before it. Batches on different streams "
+                   "finish in any order: before returning, wait for every slot's stream (or an event after each "
+                   "slot's last copy back), not only the last batch's";
+        else if (i == slow)
+            hint = ": the kit held this batch's stream up 25 ms after its kernel, and by the time its result was "
+                   "copied back, later batches had run. Does each slot have a device result of its own?";
+        else if (poisoned)
+            hint = ": it never arrived (results[i] still holds the poison; did lab_pipe_run return before the last "
+                   "copies back had finished?)";
         cr_assert(got.sum == want.sum && got.sumsq == want.sumsq,
-                  "%s: batch %d of %d has a wrong result%s (sum %llx, expected %llx)", what, i, j->batches,
-                  poisoned ? ": it never arrived (results[i] still holds the poison; did lab_pipe_run return "
-                             "before the last copies back had finished?)"
-                           : "",
-                  got.sum, want.sum);
+                  "%s: batch %d of %d has a wrong result (sum %llx, expected %llx)%s", what, i, j->batches, got.sum,
+                  want.sum, hint);
     }
+}
+
+/* gpu_fill - holds all of the GPU's free memory but about leave bytes, in one buffer for cudaFree; *left is what
+ * is free then. NULL when the GPU gave no such buffer */
+static void *gpu_fill(size_t leave, size_t *left)
+{
+    size_t free_b = 0, total_b = 0;
+    void *hold = NULL;
+    XL_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    for (int k = 0; k < 8 && !hold && free_b > leave + ((size_t)k << 27); k++)
+        if (cudaMalloc(&hold, free_b - leave - ((size_t)k << 27)) != cudaSuccess) {
+            cudaGetLastError(); /* not that much in one piece: 128 MiB less */
+            hold = NULL;
+        }
+    XL_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    *left = free_b;
+    return hold;
+}
+
+/* expect_create_fails - lab_pipe_create(max_items, depth) returns NULL and holds nothing afterwards; why says what
+ * makes it fail */
+static void expect_create_fails(size_t max_items, int depth, const char *why)
+{
+    char what[256];
+    kit_held before = kit_held_now();
+    lab_pipe *p = lab_pipe_create(max_items, depth);
+    cudaGetLastError(); /* an out-of-memory error met by the create is expected */
+    if (p)
+        lab_pipe_destroy(p);
+    cr_assert(p == NULL, "lab_pipe_create(%zu items, depth %d) %s returned a pipe: it must return NULL%s", max_items,
+              depth, why,
+              depth >= 1 && depth <= MAX_DEPTH && max_items > 0
+                  ? " when it cannot allocate everything (allocate every buffer in lab_pipe_create, none later)"
+                  : " (lab.h: max_items >= 1, depth 1 to 8)");
+    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) %s, which returned NULL", max_items, depth, why);
+    kit_expect_released(before, what);
 }
 
 /* ===== Part A: the pipe ===== */
 
 XL_TEST(pipe, arguments, 5, XL_GPU,
-        "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; destroy(NULL) is harmless", 15)
+        "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; a create that runs out of GPU "
+        "memory half way returns NULL holding nothing; destroy(NULL) is harmless", 20)
 {
-    cr_assert(lab_pipe_create(0, 2) == NULL, "lab_pipe_create(0 items, 2) must return NULL");
-    cr_assert(lab_pipe_create(1024, 0) == NULL, "lab_pipe_create(1024, depth 0) must return NULL");
-    cr_assert(lab_pipe_create(1024, 9) == NULL, "lab_pipe_create(1024, depth 9) must return NULL");
+    expect_create_fails(0, 2, "with 0 items");
+    expect_create_fails(1024, 0, "with depth 0");
+    expect_create_fails(1024, MAX_DEPTH + 1, "with depth 9");
+    expect_create_fails(1024, -1, "with depth -1");
     lab_pipe_destroy(NULL);
+    size_t left = 0; /* out of memory half way: one slot's device buffer fits, the second does not */
+    void *hold = gpu_fill(GPU_LEFT, &left);
+    if (hold && left >= (8u << 20) && left <= 4 * (size_t)GPU_LEFT) {
+        char why[160];
+        size_t items = (size_t)((double)left * 0.6) / sizeof(uint32_t);
+        snprintf(why, sizeof why, "on a GPU with %zu MiB free (the grader holds the rest), where a slot's device "
+                 "buffer fits once, not twice", left >> 20);
+        expect_create_fails(items, 4, why);
+    } else {
+        xl_note("the grader could not fill the GPU's memory (%zu MiB were left): the create that fails half way was "
+                "not tried", left >> 20);
+    }
+    if (hold)
+        XL_CHECK(cudaFree(hold));
+
+    int depth = (int)kit_rand_int(1, MAX_DEPTH); /* create and destroy, no run */
+    char what[128];
+    kit_held before = kit_held_now();
+    lab_pipe_destroy(new_pipe(4099, depth));
+    snprintf(what, sizeof what, "lab_pipe_create(4099 items, depth %d) and lab_pipe_destroy", depth);
+    kit_expect_released(before, what);
+
     wl_ctx w;
     wl_create(&w, 1000, 0, 0, 0);
     lab_result *res = pinned_results(4);
@@ -99,6 +181,8 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     lab_job j = wl_job(&w, 4, res);
     cr_assert(lab_pipe_run(p, &j) == -1,
               "lab_pipe_run with more items (1000) than the pipe holds (999) must return -1");
+    cr_assert(w.produced == 0, "lab_pipe_run with more items than the pipe holds called produce %d times; check the "
+              "arguments before any work", w.produced);
     cr_assert(lab_pipe_run(p, NULL) == -1, "lab_pipe_run(p, NULL) must return -1");
     cr_assert(lab_pipe_run(NULL, &j) == -1, "lab_pipe_run(NULL, job) must return -1");
     j.items = 999;
@@ -106,30 +190,40 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     cr_assert(lab_pipe_run(p, &j) == -1, "lab_pipe_run with batches = -1 must return -1");
     j.batches = 0;
     xl_expect_ok(lab_pipe_run(p, &j), "lab_pipe_run with 0 batches");
-    cr_assert(w.produced == 0, "lab_pipe_run with 0 batches called produce %d times", w.produced);
+    cr_assert(w.produced == 0 && w.computed == 0, "lab_pipe_run with 0 batches called produce %d and compute %d times",
+              w.produced, w.computed);
     lab_pipe_destroy(p);
     XL_CHECK(cudaFreeHost(res));
     wl_destroy(&w);
 }
 
 XL_TEST(pipe, buffers, 10, XL_GPU,
-        "with depth d, produce writes batch after batch, in order, into d pinned host buffers in rotation", 20)
+        "with depth d = 1 to 8, produce and compute run once per batch, in order, produce into d pinned host buffers "
+        "in rotation; lab_pipe_destroy right after the run releases everything", 20)
 {
-    for (int depth = 1; depth <= 4; depth++) {
+    for (int depth = 1; depth <= MAX_DEPTH; depth++) {
+        char what[160];
         wl_ctx w;
-        wl_create(&w, 4096 + 3, 0, 0, 0);
-        lab_result *res = pinned_results(10);
+        size_t items = (size_t)kit_rand_int(1, 1 << 16);
+        int batches = 2 * depth + (int)kit_rand_int(-1, 1); /* at or beside a multiple of the depth, >= depth */
+        kit_held before = kit_held_now();
+        wl_create(&w, items, 0, 0, 0);
+        lab_result *res = pinned_results(batches);
         lab_pipe *p = new_pipe(w.items, depth);
-        lab_job j = wl_job(&w, 10, res);
+        lab_job j = wl_job(&w, batches, res);
         run_poisoned(p, &j);
-        cr_assert(w.produced == 10 && w.out_of_order == 0,
-                  "depth %d: produce was called %d times for 10 batches (%d of them out of order); call it once per "
-                  "batch, for batch 0, 1, 2, ...",
-                  depth, w.produced, w.out_of_order);
+        cr_assert(w.produced == batches && w.out_of_order == 0,
+                  "depth %d, %d batches of %zu items: produce was called %d times (%d of them out of order); call it "
+                  "once per batch, for batch 0, 1, 2, ...",
+                  depth, batches, items, w.produced, w.out_of_order);
+        cr_assert(w.computed == batches && w.compute_out_of_order == 0,
+                  "depth %d, %d batches of %zu items: compute was called %d times (%d of them out of order); call it "
+                  "once per batch, for batch 0, 1, 2, ...",
+                  depth, batches, items, w.computed, w.compute_out_of_order);
         cr_assert(w.n_seen_host == depth,
-                  "depth %d: produce wrote into %d different host buffers; a pipe of depth %d needs %d, used in "
-                  "rotation (one buffer cannot be refilled while its copy is still reading it)",
-                  depth, w.n_seen_host, depth, depth);
+                  "depth %d, %d batches: produce wrote into %d different host buffers; a pipe of depth %d needs %d, "
+                  "used in rotation (one buffer cannot be refilled while its copy is still reading it)",
+                  depth, batches, w.n_seen_host, depth, depth);
         for (int k = 0; k < w.n_seen_host; k++)
             cr_assert(kit_is_pinned(w.seen_host[k]),
                       "depth %d: host buffer %d is pageable memory: a copy from it cannot overlap with the host's "
@@ -139,31 +233,57 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
         lab_pipe_destroy(p);
         XL_CHECK(cudaFreeHost(res));
         wl_destroy(&w);
+        snprintf(what, sizeof what,
+                 "lab_pipe_create(%zu items, depth %d), lab_pipe_run of %d batches and lab_pipe_destroy right after it",
+                 items, depth, batches);
+        kit_expect_released(before, what);
     }
 }
 
+/* One run of results.exact: how many batches, and whether the pipe's whole size or fewer items. */
+typedef struct {
+    int batches; /* a multiple of the depth, plus this */
+    int times;   /* times the depth */
+    int items;   /* 0: the pipe's max_items, 1: random below it, 2: one item */
+} exact_run;
+
 XL_TEST(results, exact, 15, XL_GPU,
-        "every batch's result is exact, for depths 1 to 3, 0 to 13 batches and batches of 1 to 2^20 + 3 items", 30)
+        "every result is exact when lab_pipe_run returns: depths 1 to 8, pipes of random sizes given as many items or "
+        "fewer, batch counts at and beside multiples of the depth, one batch finishing last", 30)
 {
-    static const size_t items[] = {1, 4097, (1u << 20) + 3};
-    static const int batches[] = {0, 1, 2, 5, 13};
-    for (int depth = 1; depth <= 3; depth++)
-        for (int s = 0; s < 3; s++) {
-            lab_pipe *p = new_pipe(items[s], depth);
-            for (int b = 0; b < 5; b++) {
-                char what[96];
-                wl_ctx w;
-                wl_create(&w, items[s], 0, 0, 0); /* fresh data for every run */
-                lab_result *res = pinned_results(batches[b]);
-                lab_job j = wl_job(&w, batches[b], res);
-                run_poisoned(p, &j);
-                snprintf(what, sizeof what, "depth %d, %d batches of %zu items", depth, batches[b], items[s]);
-                expect_results(&w, &j, what);
-                XL_CHECK(cudaFreeHost(res));
-                wl_destroy(&w);
+    static const exact_run runs[] = {{-1, 1, 1}, {0, 1, 0}, {1, 1, 2}, {-1, 2, 0}, {0, 2, 1}, {1, 2, 0}};
+    const int nruns = (int)(sizeof runs / sizeof runs[0]);
+    int edge = (int)kit_rand_int(1, MAX_DEPTH); /* this depth's pipe holds 1 item: the contract's least */
+    lab_result *res = pinned_results(MAX_BATCHES + 2), want[MAX_BATCHES];
+    for (int depth = 1; depth <= MAX_DEPTH; depth++) {
+        size_t max_items = depth == edge ? 1 : (size_t)kit_rand_int(2, (1 << 20) + 3);
+        lab_pipe *p = new_pipe(max_items, depth);
+        for (int r = 0; r < nruns; r++) {
+            char what[192];
+            wl_ctx w;
+            int batches = runs[r].times * depth + runs[r].batches, slow = -1;
+            size_t items = runs[r].items == 0 ? max_items
+                           : runs[r].items == 1 ? (size_t)kit_rand_int(1, (long)max_items - 1)
+                                                : 1;
+            wl_create(&w, items, 0, 0, 0); /* fresh data for every run */
+            if (depth >= 2 && r == nruns - 1) { /* 2d + 1 batches: one of the last d but the last finishes last */
+                slow = batches - 1 - (int)kit_rand_int(1, depth - 1);
+                wl_slow_batch(&w, slow, SLOW_MS);
             }
-            lab_pipe_destroy(p);
+            lab_job j = wl_job(&w, batches, res);
+            wl_expected_all(&w, batches, want); /* before the run: the results are read the moment it returns */
+            snprintf(what, sizeof what, "depth %d, a pipe of %zu items, %d batches of %zu items%s", depth, max_items,
+                     batches, items, slow >= 0 ? " (one batch held up 25 ms)" : "");
+            xl_poison(res, (MAX_BATCHES + 2) * sizeof(lab_result));
+            run_poisoned(p, &j);
+            expect_results(&w, &j, want, slow, what);
+            cr_assert(xl_check_poison(res + batches, 2 * sizeof(lab_result), NULL) == 0,
+                      "%s: lab_pipe_run wrote past results[%d], the job's last result", what, batches - 1);
+            wl_destroy(&w);
         }
+        lab_pipe_destroy(p);
+    }
+    XL_CHECK(cudaFreeHost(res));
 }
 
 /* ===== Part B: hazards, made certain ===== */
@@ -270,7 +390,7 @@ XL_TEST(pipe, narrow_wait, 5, XL_GPU,
     pipe_call c = {new_pipe(w.items, 2), wl_job(&w, 4, pinned_results(4))};
     call_pipe(&c); /* warm-up */
     double ms = kit_ms_beside_busy(call_pipe, &c, OTHER_NS);
-    expect_results(&w, &c.j, "beside the 300 ms kernel");
+    expect_results(&w, &c.j, NULL, -1, "beside the 300 ms kernel");
     cr_assert(ms < NARROW_MS,
               "lab_pipe_run took %.0f ms for 4 batches of about 1 ms each while an unrelated 300 ms kernel ran on "
               "another stream: it waited for the whole device (cudaDeviceSynchronize, or the legacy default "
@@ -289,6 +409,7 @@ typedef struct {
     base_pipe *base;
     lab_pipe *pipe;
     lab_result *res;
+    lab_result want[PIPE_BATCHES]; /* the right results, computed once: the workload's data stay the same */
     wl_stage_ms st;
     int depth;
 } speed_ctx;
@@ -311,7 +432,7 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
         t0 = xl_now_ms();
         xl_expect_ok(lab_pipe_run(c->pipe, &j), "lab_pipe_run");
         pipe[r] = xl_now_ms() - t0;
-        expect_results(&c->w, &j, "in the speed test");
+        expect_results(&c->w, &j, c->want, -1, "in the speed test");
         e[r] = (seq[r] - pipe[r]) / (seq[r] - ideal[r]);
     }
     double lo = e[0], hi = e[0];
@@ -335,7 +456,8 @@ static void check_efficiency(size_t mib, int depth)
 {
     speed_ctx c = {.depth = depth};
     wl_create(&c.w, mib << 18, 0, 0, 0);
-    wl_balance(&c.w, STAGE_SLACK, &c.st);
+    wl_expected_all(&c.w, PIPE_BATCHES, c.want);
+    wl_balance(&c.w, STAGE_SLACK, NULL); /* no stages measured after: each round measures its own */
     c.base = base_pipe_create(c.w.items);
     cr_assert(c.base != NULL, "the kit's baseline could not be created");
     c.pipe = new_pipe(c.w.items, depth);

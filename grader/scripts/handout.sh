@@ -10,7 +10,7 @@ tree=$out/xferlab
 # staff_only PATH - true for what stays with course staff
 staff_only() {
     case $1 in
-    solutions/* | grader/mutants/* | grader/hidden/* | grader/gradescope/* | grader/hostile/* | .ci/*) return 0 ;;
+    solutions/* | grader/mutants/* | grader/mutate/* | grader/hidden/* | grader/gradescope/* | grader/hostile/* | .ci/*) return 0 ;;
     grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
     grader/scripts/leakcheck.py | grader/scripts/class.py | grader/scripts/test-class.sh) return 0 ;;
     grader/scripts/slurm-local.sh | grader/scripts/stability.py | grader/scripts/classroom.sh) return 0 ;;

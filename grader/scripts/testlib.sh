@@ -5,10 +5,13 @@ pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); printf '  ok    %s\n' "$*"; }
 bad() { fail=$((fail + 1)); printf '  FAIL  %s\n' "$*"; }
 skipped() { skip=$((skip + 1)); printf '  SKIP  %s\n' "$*"; }
-# grade BIN NAME - runs a grader, results into $LOG/NAME/; its output into $LOG/NAME.log
+# grade BIN NAME [ARGS...] - runs a grader (with ARGS, e.g. --filter=...), results into $LOG/NAME/; its output
+# into $LOG/NAME.log
 grade() {
-    mkdir -p "$LOG/$2"
-    XL_RESULTS_DIR="$LOG/$2" "$1" >"$LOG/$2.log" 2>&1
+    local bin=$1 name=$2
+    shift 2
+    mkdir -p "$LOG/$name"
+    XL_RESULTS_DIR="$LOG/$name" "$bin" "$@" >"$LOG/$name.log" 2>&1
     local rc=$?
-    [ -f "$LOG/$2/points.tsv" ] || { echo "grader exited $rc without results" >>"$LOG/$2.log"; return 1; }
+    [ -f "$LOG/$name/points.tsv" ] || { echo "grader exited $rc without results" >>"$LOG/$name.log"; return 1; }
 }

@@ -26,7 +26,11 @@ typedef void (*lab_work_fn)(cudaStream_t stream, void *ctx);
  * Calls work(stream, ctx) exactly warmup times untimed, then exactly reps times, each
  * run timed on its own; fills out->median_ms, min_ms, max_ms (device time, ms) and
  * out->reps. Must wait for the GPU: a run's time includes all the work it enqueued.
- * Arguments: warmup >= 0, 1 <= reps <= 1024. Returns 0, or -1 on bad arguments. */
+ * Runs are timed on stream itself, so work queued on stream before the call is part of
+ * no run. For an even reps the median is the mean of the two middle runs (as xl_median).
+ * Releases every event it creates before returning.
+ * Arguments: warmup >= 0, 1 <= reps <= 1024. Returns 0, or -1 on bad arguments (then it
+ * calls work not at all). */
 int lab_time_gpu(lab_work_fn work, void *ctx, cudaStream_t stream, int warmup, int reps,
                  xl_timing *out);
 
@@ -38,8 +42,10 @@ typedef enum {
 } lab_dir;
 
 /* lab_copy - copies exactly bytes from src to dst in direction dir, and returns only when
- * the copy is complete. Host memory is ordinary (malloc'd, pageable) memory of any
- * alignment; bytes may be any size. Writes nothing outside dst[0 .. bytes-1].
+ * the copy is complete. It runs in order with the legacy default stream (stream 0), as
+ * cudaMemcpy does: work queued there before the call comes first. Host memory is ordinary
+ * (malloc'd, pageable) memory of any alignment; bytes may be any size. Writes nothing
+ * outside dst[0 .. bytes-1].
  * bytes == 0 does nothing and returns 0. Returns -1 when dst or src is NULL (with bytes > 0)
  * or dir is not LAB_H2D or LAB_D2H. */
 int lab_copy(void *dst, const void *src, size_t bytes, lab_dir dir);
@@ -53,11 +59,13 @@ typedef struct {
 } lab_point;
 
 /* lab_sweep - measures lab_copy in direction dir for the sizes min_bytes, 2*min_bytes,
- * 4*min_bytes, ... up to and including the last one <= max_bytes, in that order.
- * Each size: one warm-up, then reps timed runs with lab_time_gpu, from host memory
- * that holds data (touched before timing). Allocates and frees its own buffers.
- * Fills out[0..n-1] and returns n; -1 when min_bytes == 0, max_bytes < min_bytes,
- * more than max_points sizes, or memory cannot be allocated. */
+ * 4*min_bytes, ... up to and including the last one <= max_bytes, in that order
+ * (min_bytes need not be a power of two). Each size: one warm-up, then reps timed runs
+ * with lab_time_gpu, from host memory that holds data (touched before timing): 1 + reps
+ * copies of it, in direction dir. Allocates its own buffers and frees them all before
+ * returning. Fills out[0..n-1], writes nothing past it, and returns n; -1 when
+ * min_bytes == 0, max_bytes < min_bytes, more than max_points sizes, or memory cannot be
+ * allocated. */
 int lab_sweep(lab_dir dir, size_t min_bytes, size_t max_bytes, int reps, lab_point *out,
               int max_points);
 

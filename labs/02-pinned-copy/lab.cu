@@ -21,7 +21,8 @@ static int not_done(const char *fn)
 
 extern "C" void *lab_pinned_alloc(size_t bytes)
 {
-    /* TODO (A): cudaMallocHost (or cudaHostAlloc). If it fails: print one line, clear the error with
+    /* TODO (A): cudaMallocHost (or cudaHostAlloc with cudaHostAllocDefault: not write-combined, which the host
+     * reads many times slower). If it fails: print one line, clear the error with
      * cudaGetLastError(), return NULL. Do not use XL_CHECK here: a failure is an answer, not a crash. */
     (void)bytes;
     not_done("lab_pinned_alloc");
@@ -70,7 +71,7 @@ extern "C" void lab_pool_put(lab_pool *pool, void *buf)
 
 extern "C" void lab_pool_destroy(lab_pool *pool)
 {
-    (void)pool; /* TODO (C): free every buffer, then the pool */
+    (void)pool; /* TODO (C): free every buffer (those still taken too), then the pool */
 }
 
 extern "C" int lab_loop_naive(void *dev, size_t bytes, int n, lab_produce_fn produce, void *ctx, cudaStream_t stream)

@@ -21,7 +21,9 @@ typedef enum {
 
 /* ===== Part A: pinned buffers ===== */
 
-/* lab_pinned_alloc - allocates bytes (>= 1) of pinned (page-locked) host memory.
+/* lab_pinned_alloc - allocates bytes (>= 1) of pinned (page-locked) host memory of the ordinary kind, which the
+ * host reads at full speed (cudaMallocHost, or cudaHostAlloc without cudaHostAllocWriteCombined: write-combined
+ * memory is many times slower for the host to read).
  * Returns the buffer, or NULL when bytes is 0 or the memory cannot be pinned; then it prints one line
  * and leaves no CUDA error pending (a failed CUDA call is also remembered by cudaGetLastError: clear it).
  * Release with lab_pinned_free. */
@@ -43,8 +45,9 @@ int lab_pinned_copy(void *dst, const void *src, size_t bytes, lab_dir dir, cudaS
 /* A pool of pinned buffers of one size, allocated once. You define struct lab_pool in lab.cu. */
 typedef struct lab_pool lab_pool;
 
-/* lab_pool_create - a pool of count pinned buffers of bytes each, all allocated now; NULL on failure
- * (nothing left allocated). count >= 1, bytes >= 1. */
+/* lab_pool_create - a pool of count pinned buffers (the ordinary kind, as lab_pinned_alloc's) of bytes each, all
+ * allocated now. count >= 1, bytes >= 1: NULL when count < 1 or bytes == 0, and NULL on failure (nothing left
+ * allocated). */
 lab_pool *lab_pool_create(size_t bytes, int count);
 
 /* lab_pool_get - a buffer not in use (its contents are whatever was last written to it); NULL when all
@@ -54,25 +57,29 @@ void *lab_pool_get(lab_pool *pool);
 /* lab_pool_put - gives back a buffer from lab_pool_get of this pool */
 void lab_pool_put(lab_pool *pool, void *buf);
 
-/* lab_pool_destroy - frees every buffer and the pool; NULL does nothing */
+/* lab_pool_destroy - frees every buffer of the pool, those still taken with lab_pool_get included, and the pool;
+ * NULL does nothing */
 void lab_pool_destroy(lab_pool *pool);
 
 /* Produces batch i into buf (bytes long), as a data loader's worker would. Provided by the caller. */
 typedef void (*lab_produce_fn)(void *buf, size_t bytes, int i, void *ctx);
 
-/* lab_loop_naive - n transfers the slow way: for each i, allocate a pinned buffer of bytes, produce batch i
- * into it, copy it to dev + i * bytes on stream, wait, free the buffer. Returns 0 or -1. */
+/* lab_loop_naive - n (>= 0) transfers the slow way: for each i, allocate a pinned buffer of bytes, produce batch i
+ * into it, copy it to dev + i * bytes on stream, wait, free the buffer. Work already queued on stream runs first.
+ * Holds nothing when it returns. Returns 0 or -1. */
 int lab_loop_naive(void *dev, size_t bytes, int n, lab_produce_fn produce, void *ctx, cudaStream_t stream);
 
 /* lab_loop_pooled - the same n transfers with the same result, through buffers from pool (its buffers are
- * at least bytes long): no allocation inside the loop. Returns when all n batches are on the device. */
+ * at least bytes long): no allocation inside the loop, every copy on stream. Returns when all n batches are on the
+ * device, with every buffer it took given back to the pool. */
 int lab_loop_pooled(lab_pool *pool, void *dev, size_t bytes, int n, lab_produce_fn produce, void *ctx,
                     cudaStream_t stream);
 
 /* ===== Part D: a round trip that stays pinned ===== */
 
 /* lab_round_trip - copies bytes from pinned host_in to dev, then from dev back into pinned host_out, both
- * on stream, and returns when host_out holds the data. No pageable memory on the way. 0 or -1. */
+ * on stream, and returns when host_out holds the data. Work already queued on stream (which may be what fills
+ * host_in) runs first. No pageable memory on the way: dev straight into host_out. 0 or -1. */
 int lab_round_trip(void *host_out, const void *host_in, void *dev, size_t bytes, cudaStream_t stream);
 
 #ifdef __cplusplus

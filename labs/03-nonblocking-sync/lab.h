@@ -29,13 +29,15 @@ typedef struct {
     void *ctx;                                                /* passed to every callback */
 } lab_fetch_job;
 
-/* lab_fetch - runs one fetch: enqueue gpu_work and the copy of dev into host on stream, run host_work
- * while the GPU works, and call consume only once host holds the whole result. Wait for this copy only:
- * other streams may be busy with unrelated work. Returns 0, or -1 on bad arguments. */
+/* lab_fetch - runs one fetch: enqueue gpu_work and the copy of dev into host on stream (the caller may have
+ * queued work there already: yours runs after it), run host_work while the GPU works, and call consume only
+ * once host holds the whole result; gpu_work, host_work and consume once each. Wait for this copy only:
+ * other streams may be busy with unrelated work. Holds nothing once it returns (an event it made is
+ * destroyed). Returns 0, or -1 on bad arguments (NULL). */
 int lab_fetch(const lab_fetch_job *job);
 
-/* lab_fetch_buffer - a host buffer of bytes that lab_fetch can copy into while the host keeps working;
- * NULL on failure. Release with lab_fetch_buffer_free. */
+/* lab_fetch_buffer - a host buffer of bytes that lab_fetch can copy into while the host keeps working, and
+ * that consume then reads at the host's full speed; NULL on failure. Release with lab_fetch_buffer_free. */
 void *lab_fetch_buffer(size_t bytes);
 
 /* lab_fetch_buffer_free - releases a buffer from lab_fetch_buffer; NULL does nothing */
@@ -49,16 +51,17 @@ typedef struct {
     void (*gpu_work)(cudaStream_t stream, int i, void *ctx);  /* enqueued before batch i's copy */
     void *host;                                               /* pinned staging buffer, bytes long */
     void *dev;                                                /* batch i goes to dev + i * bytes */
-    size_t bytes;
-    int n;
+    size_t bytes;                                             /* per batch, >= 1 */
+    int n;                                                    /* batches, >= 0 (0: nothing to send) */
     void (*fill)(void *host, size_t bytes, int i, void *ctx); /* the host writes batch i into host */
     void *ctx;
 } lab_send_job;
 
-/* lab_send - for each batch i: fill host with batch i, enqueue gpu_work(i) and the copy of host to
- * dev + i * bytes on stream. host is overwritten by the next fill: it must not be while a copy still
- * reads it. Returns once every batch is on the device side of the copy (the host buffer is free), having
- * waited for nothing else. Returns 0, or -1 on bad arguments. */
+/* lab_send - for each batch i, in order: fill host with batch i, enqueue gpu_work(i) and then the copy of
+ * host to dev + i * bytes on stream (after any work the caller queued there); fill and gpu_work once per
+ * batch. host is overwritten by the next fill: it must not be while a copy still reads it. Returns once
+ * every batch is on the device side of the copy (the host buffer is free), having waited for nothing else,
+ * and holding nothing (an event it made is destroyed). Returns 0, or -1 on bad arguments (NULL, n < 0). */
 int lab_send(const lab_send_job *job);
 
 #ifdef __cplusplus

@@ -31,7 +31,9 @@ typedef struct {
      * buffer of yours that no copy is still reading. */
     void (*produce)(uint32_t *host, size_t items, int i, void *ctx);
     /* GPU work: enqueues on stream the kernel that reads dev (batch i, items long, already on the GPU)
-     * and writes its lab_result to *dev_result. It returns at once; the kernel reads dev while it runs. */
+     * and writes its lab_result to *dev_result. It returns at once; the kernel reads dev while it runs.
+     * Call it once per batch, in order. Its time may differ from batch to batch, so batches on different
+     * streams may finish in any order. */
     void (*compute)(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
                     void *ctx);
     lab_result *results; /* pinned host memory, batches long: results[i] must hold batch i's result */
@@ -49,11 +51,13 @@ lab_pipe *lab_pipe_create(size_t max_items, int depth);
 
 /* lab_pipe_run - runs every batch of job through the stages, overlapped; returns once every result
  * is in job->results and no copy or kernel of this job is still running (the caller may read and
- * reuse everything). Waits for this pipe's work only: other streams may be busy. 0, or -1 on bad
- * arguments (NULL, items > max_items, negative batches). */
+ * reuse everything). Waits for this pipe's work only: other streams may be busy. A pipe runs any
+ * number of jobs, each with up to max_items items. 0, or -1 on bad arguments (NULL, items > max_items,
+ * negative batches). */
 int lab_pipe_run(lab_pipe *p, const lab_job *job);
 
-/* lab_pipe_destroy - releases everything lab_pipe_create allocated; NULL does nothing */
+/* lab_pipe_destroy - releases everything lab_pipe_create allocated (buffers, streams, events), also right
+ * after a run; NULL does nothing */
 void lab_pipe_destroy(lab_pipe *p);
 
 /* ===== The kit's (baseline.cu): the sequential baseline you start from and are measured against ===== */

@@ -1,6 +1,6 @@
 /* roundtrip-pageable.cu - planted wrong lab 02: the classic round trip that copies back into a malloc'd
  * buffer and then into the pinned one: correct, but two extra passes over host memory.
- * target: roundtrip.speed
+ * target: roundtrip.speed roundtrip.exact
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""run.py - builds and grades the generated mutants of the reference solutions on a GPU host: each is killed,
+survived, equivalent or stillborn, and each lab gets a score. Course staff only; standard library only (a GPU
+host may have nothing but python3, nvcc, make and the kit's Criterion bundle).
+
+    python3 grader/mutate/run.py [--labs "01 05"] [--sample N] [--jobs J] [--out build/mutate]   (make mutate)
+
+It reads OUT/NN-slug/manifest.tsv, which grader/mutate/generate.py writes where python3-clang is installed
+(`make mutate-gen`; carry build/mutate to the GPU host). Then: (1) builds every mutant's grader with make
+(grader/mutate/mutate.mk); one that does not compile is stillborn. (2) Grades the reference test by test, timing
+each; a lab whose reference loses a point is left out (the GPU is not fit to judge). (3) Runs each mutant's
+tests (the manifest's `tests`: those that reach the changed function), fastest first, each limited to
+max(5 s, 3 x the reference's time + 2 s); the first that loses points, times out or gives no results kills it.
+A mutant no test kills survived, or is equivalent when grader/mutants/NN-slug/equivalent.txt lists it.
+(4) Writes OUT/report.txt and OUT/report.csv (grader/mutate/report.py; --report-dir DIR puts them elsewhere)
+and prints a table per lab.
+--sample N grades a fixed sample of N mutants per lab, spread over the operators. --check-equivalent only checks
+that every line of each equivalent.txt matches exactly one mutant of the manifests.
+Exit 0; 1 when a lab could not be judged or an equivalent.txt is wrong; 2 on bad usage, no manifests or no GPU.
+"""
+import argparse
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402  (beside this file)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+MANIFEST_COLUMNS = ['id', 'operator', 'line', 'function', 'from', 'to', 'tests']
+REFERENCE_LIMIT_S = 900  # a reference test that runs longer is stuck; every grader test has its own shorter timeout
+
+
+class Fail(Exception):
+    """an error for the user: one line, no traceback; code is the exit status"""
+
+    def __init__(self, msg, code=2):
+        super().__init__(msg)
+        self.code = code
+
+
+# ===== Manifests, equivalents, the sample =====
+
+def manifest_labs(out, want):
+    """the slugs with a manifest in out, limited to want ('1', '01' or '01-pageable-copy'; all when empty)"""
+    have = sorted(d for d in os.listdir(out) if os.path.isfile(os.path.join(out, d, 'manifest.tsv'))) \
+        if os.path.isdir(out) else []
+    if not have:
+        raise Fail('no generated mutants in %s/: run `make mutate-gen` where python3-clang is installed, '
+                   'and carry %s/ here' % (rel(out), rel(out)))
+    if not want.strip():
+        return have
+    picked = []
+    for w in want.replace(',', ' ').split():
+        hit = [s for s in have if s == w or (w.isdigit() and s[:2].isdigit() and int(w) == int(s[:2]))]
+        if not hit:
+            raise Fail('no manifest for lab %s in %s/ (there: %s); run `make mutate-gen LAB=%s`' % (
+                w, rel(out), ' '.join(s[:2] for s in have), w))
+        picked += [h for h in hit if h not in picked]
+    return picked
+
+
+def load_manifest(out, slug):
+    """the rows of OUT/slug/manifest.tsv as dicts (tests as a list)"""
+    path = os.path.join(out, slug, 'manifest.tsv')
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0].split('\t') != MANIFEST_COLUMNS:
+        raise Fail('%s is not a manifest of generate.py (header %s)' % (rel(path), ' '.join(MANIFEST_COLUMNS)))
+    rows = []
+    for n, ln in enumerate(lines[1:], 2):
+        f = ln.split('\t')
+        if len(f) != len(MANIFEST_COLUMNS):
+            raise Fail('%s:%d: needs %d tab-separated fields' % (rel(path), n, len(MANIFEST_COLUMNS)))
+        r = dict(zip(MANIFEST_COLUMNS, f))
+        r['tests'] = [t for t in r['tests'].split(',') if t]
+        r['lab'] = slug
+        rows.append(r)
+    return rows
+
+
+def load_equivalent(eq_dir, slug):
+    """(path, [(line number, operator, line, from, to, reason)], [problems]) of eq_dir/slug/equivalent.txt"""
+    path = os.path.join(eq_dir, slug, 'equivalent.txt')
+    entries, problems = [], []
+    if not os.path.isfile(path):
+        return path, entries, problems
+    with open(path) as f:
+        for n, ln in enumerate(f.read().splitlines(), 1):
+            if not ln.strip() or ln.startswith('#'):
+                continue
+            parts = ln.split('\t')
+            if len(parts) != 5 or not parts[4].strip():
+                problems.append('%s:%d: needs 5 tab-separated fields: operator, line, from, to, reason' % (
+                    rel(path), n))
+                continue
+            entries.append((n,) + tuple(parts))
+    return path, entries, problems
+
+
+def match_equivalent(mutants, entries, path):
+    """({mutant id: reason} for the entries that match exactly one mutant, [problems])"""
+    found, problems = {}, []
+    for n, op, line, frm, to, reason in entries:
+        hits = [m for m in mutants if (m['operator'], m['line'], m['from'], m['to']) == (op, line, frm, to)]
+        if len(hits) == 1:
+            found[hits[0]['id']] = reason
+        else:
+            problems.append('%s:%d: matches %d generated mutants, not 1 (%s at line %s)' % (
+                rel(path), n, len(hits), op, line))
+    return found, problems
+
+
+def sample(mutants, n, slug):
+    """a fixed sample of n mutants spread over the operators: in turn one of each operator (their order and the
+    order within one are fixed by hashes of the lab and the ids), kept in manifest order"""
+    def h(s):
+        return hashlib.sha1(s.encode()).hexdigest()
+    by_op = {}
+    for m in mutants:
+        by_op.setdefault(m['operator'], []).append(m)
+    for op in by_op:
+        by_op[op].sort(key=lambda m: h(m['id']))
+    ops = sorted(by_op, key=lambda op: h(slug + op))
+    picked = set()
+    while len(picked) < n and any(by_op.values()):
+        for op in ops:
+            if by_op[op] and len(picked) < n:
+                picked.add(by_op[op].pop(0)['id'])
+    return [m for m in mutants if m['id'] in picked]
+
+
+# ===== Building and running =====
+
+def rel(path):
+    """path relative to the kit's root when it lies inside it"""
+    p = os.path.abspath(path)
+    return os.path.relpath(p, ROOT) if p.startswith(ROOT + os.sep) else p
+
+
+def gpu_check():
+    """fails with one line unless build/bin/gpu-probe finds a usable GPU"""
+    probe = os.path.join(ROOT, 'build', 'bin', 'gpu-probe')
+    if not os.path.isfile(probe):
+        subprocess.run([os.environ.get('MAKE', 'make'), '--no-print-directory', '-s', 'build/bin/gpu-probe'],
+                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not os.path.isfile(probe):
+        raise Fail('grading mutants needs a GPU, and build/bin/gpu-probe did not build to look for one (make build)')
+    p = subprocess.run([probe], capture_output=True, text=True)
+    line = (p.stdout.strip() or p.stderr.strip()).splitlines()[:1]
+    if p.returncode != 0:
+        raise Fail('grading mutants needs a GPU: %s' % (line[0] if line else 'gpu-probe found none'))
+    return line[0] if line else 'gpu'
+
+
+def binary(out, slug, mid):
+    """the path of mutant mid's grader"""
+    return os.path.join(out, slug, 'bin', mid)
+
+
+def build(out, todo, jobs, log):
+    """builds the reference graders and every mutant's grader in todo [(slug, id)] with make -k; returns the
+    set of (slug, id) whose grader exists afterwards"""
+    targets = []
+    for slug, mid in todo:
+        b, cu = binary(out, slug, mid), os.path.join(out, slug, mid + '.cu')
+        if os.path.isfile(b) and os.path.getmtime(b) < os.path.getmtime(cu):
+            os.unlink(b)  # made from an older mutant: if the new one does not compile, nothing stale is graded
+        targets.append(rel(b))
+    targets += sorted({'build/bin/%s-grade-solution' % slug for slug, _ in todo})
+    with open(log, 'w') as f:
+        subprocess.run([os.environ.get('MAKE', 'make'), '--no-print-directory', '-k', '-j%d' % jobs,
+                        'MUTATE_DIR=' + rel(out)] + targets,
+                       cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+    return {(slug, mid) for slug, mid in todo if os.path.isfile(binary(out, slug, mid))}
+
+
+def run_test(bin_path, test, limit_s, log):
+    """runs one test of a grader under a time limit; returns (outcome, seconds) where outcome is 'passed',
+    'lost' (score < max), 'skipped', 'timeout' or 'noresult' (crashed, or no points.tsv)"""
+    suite, name = test.split('.', 1)
+    with tempfile.TemporaryDirectory(prefix='xl-mutate-') as res, open(log, 'a') as f:
+        f.write('== %s %s\n' % (rel(bin_path), test))
+        f.flush()
+        env = dict(os.environ, XL_RESULTS_DIR=res)
+        bundle = os.path.join(ROOT, 'build', 'criterion', 'lib')
+        if os.path.isdir(bundle):  # a Criterion bundle, for graders built outside build/ (an --out elsewhere)
+            env['LD_LIBRARY_PATH'] = bundle + os.pathsep + env.get('LD_LIBRARY_PATH', '')
+        t0 = time.monotonic()
+        p = subprocess.Popen([bin_path, '--filter=%s/%s' % (suite, name)], cwd=ROOT, env=env, stdout=f,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+        timed_out = False
+        try:
+            p.wait(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # the test's own processes too, on a timeout or left behind
+        except (ProcessLookupError, PermissionError):
+            pass
+        p.wait()
+        secs = time.monotonic() - t0
+        if timed_out:
+            f.write('== stopped after %.0f s\n' % limit_s)
+            return 'timeout', secs
+        row = None
+        try:
+            with open(os.path.join(res, 'points.tsv')) as pf:
+                for ln in pf.read().splitlines()[1:]:
+                    cols = ln.split('\t')
+                    if len(cols) >= 4 and cols[0] == test:
+                        row = cols
+        except OSError:
+            pass
+    if row is None:
+        return 'noresult', secs
+    if row[3] == 'skipped':
+        return 'skipped', secs
+    return ('passed' if int(row[1]) >= int(row[2]) and row[3] == 'passed' else 'lost'), secs
+
+
+# ===== One lab =====
+
+def grade_reference(out, slug, tests):
+    """{test: seconds} of the reference passing each test, or raises Fail naming the first it did not pass"""
+    bin_path = os.path.join(ROOT, 'build', 'bin', slug + '-grade-solution')
+    log = os.path.join(out, slug, 'reference.log')
+    open(log, 'w').close()
+    times = {}
+    for t in tests:
+        outcome, secs = run_test(bin_path, t, REFERENCE_LIMIT_S, log)
+        if outcome == 'skipped':
+            raise Fail('the reference of %s was SKIPPED on %s: grading mutants needs a GPU' % (slug, t))
+        if outcome != 'passed':
+            why = {'lost': 'lost points', 'timeout': 'timed out', 'noresult': 'gave no results (not a test of the '
+                   'grader? regenerate: make mutate-gen)'}[outcome]
+            raise Fail('%s: the reference %s on %s (log: %s): this GPU is not fit to judge; lab left out' % (
+                slug, why, t, rel(log)), code=1)
+        times[t] = secs
+    return times
+
+
+def grade_mutant(out, slug, m, ref_times):
+    """(status, killed_by, seconds) of one built mutant: its tests fastest first until one kills it"""
+    log = os.path.join(out, slug, 'log', m['id'] + '.log')
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    open(log, 'w').close()
+    total = 0.0
+    for t in sorted(m['tests'], key=lambda t: (ref_times[t], t)):
+        outcome, secs = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
+        total += secs
+        if outcome == 'skipped':
+            raise Fail('%s: %s was SKIPPED for mutant %s: grading mutants needs a GPU' % (slug, t, m['id']))
+        if outcome != 'passed':
+            return 'killed', t, total
+    return 'survived', '', total
+
+
+def grade_lab(out, slug, mutants, built, equivalent):
+    """report rows for one lab's mutants, and the lab's seconds; raises Fail(code 1) when the reference fails"""
+    t0 = time.monotonic()
+    tests = sorted({t for m in mutants if (slug, m['id']) in built for t in m['tests']})
+    ref = grade_reference(out, slug, tests)
+    rows = []
+    for m in mutants:
+        row = {k: m[k] for k in ('lab', 'id', 'operator', 'line', 'function')}
+        if (slug, m['id']) not in built:
+            row.update(status='stillborn', killed_by='', seconds=0.0)
+        else:
+            status, by, secs = grade_mutant(out, slug, m, ref)
+            if status == 'survived' and m['id'] in equivalent:
+                status = 'equivalent'
+            row.update(status=status, killed_by=by, seconds=secs)
+        rows.append(row)
+        print('  %s %-26s %-10s %s' % (slug, m['id'], row['status'], row['killed_by']), flush=True)
+    return rows, time.monotonic() - t0
+
+
+# ===== Main =====
+
+def check_equivalent(out, labs, eq_dir):
+    """prints every problem of the equivalent.txt files against the manifests; 0 when there is none, else 1"""
+    problems, n = [], 0
+    for slug in labs:
+        path, entries, bad = load_equivalent(eq_dir, slug)
+        _, more = match_equivalent(load_manifest(out, slug), entries, path)
+        problems += bad + more
+        n += len(entries)
+    for p in problems:
+        print(p)
+    if not problems:
+        print('equivalent.txt: %d entries in %d labs, each matching exactly one generated mutant' % (n, len(labs)))
+    return 1 if problems else 0
+
+
+def main():
+    """parses the options and runs the steps; returns the exit status"""
+    ap = argparse.ArgumentParser(description='Build and grade the generated mutants on a GPU (course staff).')
+    ap.add_argument('--labs', default='', help='labs to grade, e.g. "01 05" (default: every lab with a manifest)')
+    ap.add_argument('--sample', type=int, default=0, help='grade a fixed sample of N mutants per lab')
+    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2, help='parallel compiles (default: every core)')
+    ap.add_argument('--out', default='build/mutate', help='where the manifests are and the report goes')
+    ap.add_argument('--report-dir', help='where report.txt and report.csv go instead of OUT (make test)')
+    ap.add_argument('--check-equivalent', action='store_true', help='only check the equivalent.txt files')
+    ap.add_argument('--equivalent-dir', default=os.path.join(ROOT, 'grader', 'mutants'), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.sample < 0 or a.jobs < 1:
+        raise Fail('--sample needs N >= 0 and --jobs J >= 1')
+    out = os.path.abspath(a.out)
+    labs = manifest_labs(out, a.labs)
+    if a.check_equivalent:
+        return check_equivalent(out, labs, a.equivalent_dir)
+    gpu = gpu_check()
+    todo, equivalent, problems = {}, {}, []
+    for slug in labs:
+        mutants = load_manifest(out, slug)
+        todo[slug] = sample(mutants, a.sample, slug) if a.sample else mutants
+        path, entries, bad = load_equivalent(a.equivalent_dir, slug)
+        equivalent[slug], more = match_equivalent(mutants, entries, path)
+        problems += bad + more
+    for p in problems:
+        print('run: %s' % p)
+    t0 = time.monotonic()
+    pairs = [(slug, m['id']) for slug in labs for m in todo[slug]]
+    log = os.path.join(out, 'build.log')
+    print('mutate: building %d mutants with make -j%d (log: %s)' % (len(pairs), a.jobs, rel(log)), flush=True)
+    built = build(out, pairs, a.jobs, log)
+    print('mutate: built %d of %d in %.0f s; %s' % (len(built), len(pairs), time.monotonic() - t0, gpu), flush=True)
+    rows, secs, notes, failed = [], {}, {}, False
+    for slug in labs:
+        try:
+            got, secs[slug] = grade_lab(out, slug, todo[slug], built, equivalent[slug])
+            rows += got
+            if a.sample:
+                notes[slug] = ['a sample of %d of its %d mutants (--sample)' % (len(todo[slug]),
+                                                                                 len(load_manifest(out, slug)))]
+        except Fail as e:
+            if e.code != 1:
+                raise
+            print('mutate: %s' % e, flush=True)
+            notes[slug] = [str(e).split(': ', 1)[1]]
+            failed = True
+    header = 'xferlab generated mutants, %s; %s' % (time.strftime('%Y-%m-%d %H:%M'), gpu)
+    rdir = os.path.abspath(a.report_dir or out)
+    os.makedirs(rdir, exist_ok=True)
+    with open(os.path.join(rdir, 'report.txt'), 'w') as f:
+        f.write(report.render(rows, out, secs, notes, header))
+    report.write_csv(rows, os.path.join(rdir, 'report.csv'))
+    print('mutate: %s and %s' % (rel(os.path.join(rdir, 'report.txt')), rel(os.path.join(rdir, 'report.csv'))))
+    print(report.table(rows, secs))
+    return 1 if failed or problems else 0
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main())
+    except Fail as e:
+        print('run: %s' % e, file=sys.stderr)
+        sys.exit(e.code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as e:
+        print('run: %s' % e, file=sys.stderr)
+        sys.exit(2)
