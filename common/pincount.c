@@ -2,6 +2,7 @@
 #include "pincount.h"
 
 #include <cuda_runtime_api.h>
+#include "faults.h"
 #include <pthread.h>
 
 #define SLOTS 4096
@@ -64,6 +65,8 @@ xl_pinned xl_pinned_now(void)
 /* The wrapped calls: the runtime's, then the count when it succeeded. */
 cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaMallocHost(ptr, bytes);
     if (e == cudaSuccess && ptr && *ptr)
         note(*ptr, bytes, 1);
@@ -72,6 +75,8 @@ cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes)
 
 cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaHostAlloc(ptr, bytes, flags);
     if (e == cudaSuccess && ptr && *ptr)
         note(*ptr, bytes, 1);
@@ -88,6 +93,8 @@ cudaError_t __wrap_cudaFreeHost(void *ptr)
 
 cudaError_t __wrap_cudaHostRegister(void *ptr, size_t bytes, unsigned int flags)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaHostRegister(ptr, bytes, flags);
     if (e == cudaSuccess)
         note(ptr, bytes, 2);

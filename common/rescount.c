@@ -2,6 +2,7 @@
 #include "rescount.h"
 
 #include <cuda_runtime_api.h>
+#include "faults.h"
 #include <pthread.h>
 
 #define SLOTS 8192
@@ -71,6 +72,8 @@ xl_resources xl_resources_now(void)
 
 cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaMalloc(ptr, bytes);
     if (e == cudaSuccess && ptr && *ptr)
         note_buffer(*ptr, bytes);
@@ -79,6 +82,8 @@ cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes)
 
 cudaError_t __wrap_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaMallocManaged(ptr, bytes, flags);
     if (e == cudaSuccess && ptr && *ptr)
         note_buffer(*ptr, bytes);
@@ -95,6 +100,8 @@ cudaError_t __wrap_cudaFree(void *ptr)
 
 cudaError_t __wrap_cudaStreamCreate(cudaStream_t *s)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaStreamCreate(s);
     if (e == cudaSuccess)
         count(&now.streams, 1);
@@ -103,6 +110,8 @@ cudaError_t __wrap_cudaStreamCreate(cudaStream_t *s)
 
 cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaStreamCreateWithFlags(s, flags);
     if (e == cudaSuccess)
         count(&now.streams, 1);
@@ -111,6 +120,8 @@ cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags
 
 cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaStreamCreateWithPriority(s, flags, priority);
     if (e == cudaSuccess)
         count(&now.streams, 1);
@@ -127,6 +138,8 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t s)
 
 cudaError_t __wrap_cudaEventCreate(cudaEvent_t *ev)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaEventCreate(ev);
     if (e == cudaSuccess)
         count(&now.events, 1);
@@ -135,6 +148,8 @@ cudaError_t __wrap_cudaEventCreate(cudaEvent_t *ev)
 
 cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *ev, unsigned int flags)
 {
+    if (xl_fault_due())
+        return xl_fault_error();
     cudaError_t e = __real_cudaEventCreateWithFlags(ev, flags);
     if (e == cudaSuccess)
         count(&now.events, 1);

@@ -4,7 +4,8 @@
  * --wrap flags (every explorer, grader and unit test; see the Makefile's WRAP) pass every cudaMalloc,
  * cudaMallocManaged, cudaFree, cudaStreamCreate*, cudaStreamDestroy, cudaEventCreate* and cudaEventDestroy
  * through common/rescount.c, which counts what succeeded. Graders use it to find what a student's code
- * created and never released; the code counted needs no change.
+ * created and never released; the code counted needs no change. Each create first asks common/faults.h whether
+ * it must fail (graders reach a create's failure paths that way).
  */
 #ifndef XL_RESCOUNT_H
 #define XL_RESCOUNT_H

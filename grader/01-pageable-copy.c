@@ -42,6 +42,7 @@ XL_LAB("01", "pageable-copy");
 /* Checks of the contract, not of speed: small and quick. */
 #define RUN_NS 20000000ull         /* the operation timer.waits_for_gpu times: 20 ms */
 #define AHEAD_NS 40000000ull       /* GPU work queued on the caller's stream just before a call: part of no run */
+#define LEGACY_AHEAD_NS 100000000ull /* and on the legacy stream, which the caller's (non-blocking) does not wait for */
 #define WARMUP_MS 0.4              /* scripted warm-ups: faster than every timed run, so a timed warm-up shows */
 #define STAT_TOL_MS 0.2            /* every wrong statistic of the scripted runs lies 0.45 ms or more away; events
                                     * time a run to within a few us (0.2 ms leaves room for a slow launch) */
@@ -68,12 +69,15 @@ static size_t odd_size(long lo, long hi)
 
 /* ===== Part A: the timer ===== */
 
-/* A work function whose runs take scripted times, in order, and that counts its calls. */
+/* A work function whose runs take scripted times, in order, and that counts its calls and the calls given a stream
+ * other than the one the caller handed lab_time_gpu. */
 typedef struct {
     int calls;
     int n;          /* scripted runs; the ones after take tail_ms */
     double tail_ms;
     double ms[16];
+    cudaStream_t want; /* the caller's stream */
+    int other_stream;  /* calls given another stream */
 } script;
 
 /* scripted_work - lab_work_fn: call k takes ms[k] of GPU time (tail_ms from call n on) */
@@ -82,7 +86,17 @@ static void scripted_work(cudaStream_t s, void *ctx)
     script *sc = ctx;
     double ms = sc->calls < sc->n ? sc->ms[sc->calls] : sc->tail_ms;
     sc->calls++;
+    sc->other_stream += s != sc->want;
     xl_delay(s, (uint64_t)(ms * 1e6));
+}
+
+/* expect_own_stream - every call of the work was given the caller's stream */
+static void expect_own_stream(const script *sc, int warmup, int reps)
+{
+    cr_assert(sc->other_stream == 0,
+              "lab_time_gpu(warmup %d, reps %d) gave the work another stream than the caller's in %d of its %d calls: "
+              "pass the stream it was given to every call, the warm-ups included",
+              warmup, reps, sc->other_stream, sc->calls);
 }
 
 XL_TEST(timer, waits_for_gpu, 10, XL_GPU,
@@ -90,13 +104,15 @@ XL_TEST(timer, waits_for_gpu, 10, XL_GPU,
         "releases its events", 10)
 {
     cudaStream_t s = kit_stream();
-    script sc = {0, 0, RUN_NS / 1e6, {0}};
+    script sc = {0, 0, RUN_NS / 1e6, {0}, s, 0};
     xl_timing kit, you = {0};
     xl_time_gpu(scripted_work, &sc, s, 1, 3, &kit);
     sc.calls = 0;
     kit_held before = kit_held_now();
     xl_delay(s, AHEAD_NS); /* queued on the caller's stream before the call: part of no run */
+    xl_delay(cudaStreamLegacy, LEGACY_AHEAD_NS); /* an event on any stream but s would wait for this */
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, 0, 3, &you), "lab_time_gpu");
+    expect_own_stream(&sc, 0, 3);
     cr_assert(sc.calls == 3, "with warmup=0 and reps=3, lab_time_gpu must call the work 3 times; it called it %d times%s",
               sc.calls, sc.calls == 4 ? " (a warm-up run although warmup is 0?)" : "");
     double r = you.median_ms / kit.median_ms;
@@ -104,7 +120,9 @@ XL_TEST(timer, waits_for_gpu, 10, XL_GPU,
               "your timer measured %.3f ms for GPU work the kit times at %.3f ms (ratio %.2f; need 0.90 to 1.10)%s",
               you.median_ms, kit.median_ms, r,
               r < 0.5 ? ": does it wait for the stop event (cudaEventSynchronize) before reading the time, and are the "
-                        "events recorded on the stream it was given?"
+                        "events recorded on the stream it was given? (the grader had queued 100 ms of work on the legacy "
+                        "default stream, which that stream does not wait for: an event recorded on stream 0 or "
+                        "cudaStreamPerThread waits for it, the runs do not)"
                       : "");
     cr_assert(you.min_ms > 0.9 * kit.min_ms && you.max_ms < 1.1 * kit.max_ms,
               "your timer's 3 runs of a 20 ms operation (warmup 0) took %.3f to %.3f ms; the kit's took %.3f to %.3f "
@@ -191,7 +209,7 @@ static const char *stat_hint(double got, const double *runs, int reps)
  * event it made is released */
 static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int reps)
 {
-    script sc = {0, warmup + reps, WARMUP_MS, {0}};
+    script sc = {0, warmup + reps, WARMUP_MS, {0}, s, 0};
     char list[160];
     size_t used = 0;
     xl_timing want, you = {0};
@@ -204,6 +222,7 @@ static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int 
     xl_summarize(runs, reps, &want);
     kit_held before = kit_held_now();
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, warmup, reps, &you), "lab_time_gpu");
+    expect_own_stream(&sc, warmup, reps);
     cr_assert(sc.calls == warmup + reps,
               "with warmup=%d and reps=%d, lab_time_gpu must call the work %d times; it called it %d times", warmup,
               reps, warmup + reps, sc.calls);
@@ -228,12 +247,12 @@ XL_TEST(timer, median_after_warmup, 5, XL_GPU,
 {
     static const int bad[3][2] = {{2, 0}, {2, 1025}, {-1, 3}}; /* warmup, reps */
     cudaStream_t s = kit_stream();
-    script first = {0, 0, WARMUP_MS, {0}};
+    script first = {0, 0, WARMUP_MS, {0}, s, 0};
     xl_timing t;
     xl_time_gpu(scripted_work, &first, s, 1, 1, &t); /* loads the delay kernel (lazily loaded): no run below pays */
     kit_held before = kit_held_now();
     for (int i = 0; i < 3; i++) {
-        script sc = {0, 0, WARMUP_MS, {0}};
+        script sc = {0, 0, WARMUP_MS, {0}, s, 0};
         xl_timing out = {0};
         int rc = lab_time_gpu(scripted_work, &sc, s, bad[i][0], bad[i][1], &out);
         cr_assert(rc == -1 && sc.calls == 0,
@@ -254,11 +273,12 @@ XL_TEST(timer, median_after_warmup, 5, XL_GPU,
     runs[0] = 1.0 + 0.1 * (double)kit_rand_int(0, 20);
     expect_scripted(s, (int)kit_rand_int(0, 4), runs, 1);
 
-    script sc = {0, 0, 0.02, {0}};
+    script sc = {0, 0, 0.02, {0}, s, 0};
     int w = (int)kit_rand_int(0, 4);
     xl_timing you = {0};
     before = kit_held_now();
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, w, 1024, &you), "lab_time_gpu");
+    expect_own_stream(&sc, w, 1024);
     cr_assert(sc.calls == w + 1024 && you.reps == 1024,
               "lab_time_gpu(warmup %d, reps 1024) called the work %d times (need %d) and set out->reps to %d (need "
               "1024): 1024 is the largest reps lab.h allows",
@@ -544,7 +564,8 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
 
 /* expect_sweep_shapes - small sweeps from sizes that are not powers of two: a max that is exactly min << k (the
  * last size included) and one byte less (excluded), max_points equal to the count (fine), above it (points past
- * n must stay untouched) and one less (-1), reps below and above the 5 of the figures' sweeps, both directions */
+ * n must stay untouched) and one less (-1), max equal to min (one size, in one point), reps below and above the 5 of
+ * the figures' sweeps, both directions */
 static void expect_sweep_shapes(void)
 {
     int k = (int)kit_rand_int(2, 4);
@@ -557,6 +578,8 @@ static void expect_sweep_shapes(void)
     min = odd_size(1025, 9000);
     expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min << k, (int)kit_rand_int(1, 5), k, -1,
                  "its sizes up to and including max_bytes are one more than max_points");
+    min = odd_size(1025, 9000);
+    expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min, (int)kit_rand_int(1, 4), 1, 1, NULL);
     expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
     expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
 }
@@ -578,7 +601,11 @@ static void measure_sweep(void *ctx, double *ratio, char *figures, size_t len)
     double r[SWEEP_POINTS];
     int nr = 0;
     memset(you, 0, sizeof you);
+    char call[64];
+    snprintf(call, sizeof call, "lab_sweep(%s, 4 KiB, 256 MiB)", j->name);
+    kit_held before = kit_held_now();
     int n = lab_sweep(j->dir, SWEEP_MIN, SWEEP_MAX, 5, you, SWEEP_POINTS + 8);
+    kit_expect_released(before, call); /* its buffers, the host one (256 MiB) included */
     cr_assert(n == SWEEP_POINTS, "lab_sweep(%s, 4 KiB, 256 MiB) returned %d; it must measure %d sizes", j->name, n,
               SWEEP_POINTS);
     kit_sweep(j->dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, SWEEP_MIN, SWEEP_POINTS, 5, j->host,
@@ -725,21 +752,25 @@ static void model_points(lab_point *p, int n, double l_us, double b_gbps)
 }
 
 XL_TEST(fit, synthetic, 5, XL_CPU,
-        "lab_fit recovers L and B from exact and noisy synthetic sweeps of any length; -1 for fewer than two points, "
-        "a time that is not positive, or times that fall with size", 10)
+        "lab_fit recovers L and B from exact and noisy synthetic sweeps of 2 or more points; -1 for fewer than two "
+        "points, a time that is not positive, or times that stay flat or fall with size", 10)
 {
     lab_point p[17];
     uint64_t r[19];
     char what[96];
     xl_fill_random(r, sizeof r, xl_fresh_seed());
     double l_us = 5 + (double)(r[0] % 4500) / 100, b_gbps = 5 + (double)(r[1] % 5500) / 100, l = NAN, b = NAN;
-    int n = (int)kit_rand_int(2, 17);
-    model_points(p, n, l_us, b_gbps);
-    xl_expect_ok(lab_fit(p, n, &l, &b), "lab_fit");
-    cr_assert(fabs(l / l_us - 1) < 1e-6 && fabs(b / b_gbps - 1) < 1e-6,
-              "exact data, %d points from %zu to %zu bytes, made with L = %.4f us and B = %.4f GB/s: you fitted "
-              "L = %.4f us, B = %.4f GB/s (mind the units: ms, bytes, us, GB/s)",
-              n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps, l, b);
+    int n = 0;
+    for (int k = 0; k < 2; k++) { /* exact data: the least number of points, then any */
+        n = k == 0 ? 2 : (int)kit_rand_int(3, 17);
+        model_points(p, n, l_us, b_gbps);
+        l = b = NAN;
+        xl_expect_ok(lab_fit(p, n, &l, &b), "lab_fit");
+        cr_assert(fabs(l / l_us - 1) < 1e-6 && fabs(b / b_gbps - 1) < 1e-6,
+                  "exact data, %d points from %zu to %zu bytes, made with L = %.4f us and B = %.4f GB/s: you fitted "
+                  "L = %.4f us, B = %.4f GB/s (mind the units: ms, bytes, us, GB/s)",
+                  n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps, l, b);
+    }
     n = (int)kit_rand_int(3, 17);
     for (int tries = 0, fits = 0; !fits; tries++) { /* noise that still leaves a fit (the kit's) */
         double bytes[17], ms[17], kl, kb;
@@ -757,12 +788,23 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
 
     cr_assert(lab_fit(p, 1, &l, &b) == -1 && lab_fit(p, 0, &l, &b) == -1,
               "lab_fit with one point, or none, must return -1");
-    int k = (int)kit_rand_int(0, n - 1);
-    double keep = p[k].t.median_ms;
-    p[k].t.median_ms = kit_rand_int(0, 1) ? 0.0 : -keep;
-    cr_assert(lab_fit(p, n, &l, &b) == -1, "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)",
-              k, n, p[k].t.median_ms);
-    p[k].t.median_ms = keep;
+    for (int z = 0; z < 2; z++) { /* a time of 0, and a negative one that is small beside the others */
+        int k = (int)kit_rand_int(0, n - 1);
+        double keep = p[k].t.median_ms;
+        p[k].t.median_ms = z == 0 ? 0.0 : -0.001 * (double)kit_rand_int(1, 999);
+        cr_assert(lab_fit(p, n, &l, &b) == -1,
+                  "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)", k, n, p[k].t.median_ms);
+        p[k].t.median_ms = keep;
+    }
+    double flat = 1.0; /* the same time at every size: the slope is exactly 0, so no finite B fits */
+    for (int i = 0; i < n; i++)
+        p[i].t.median_ms = flat;
+    b = NAN;
+    int rc = lab_fit(p, n, &l, &b);
+    cr_assert(rc == -1 || (rc == 0 && isfinite(b) && b > 0), /* rounding may leave a tiny slope: a huge finite B */
+              "lab_fit returned %d with B = %g GB/s when the time is the same (%.1f ms) at all %d sizes: the fitted "
+              "1/B is 0, so no finite B fits; return -1",
+              rc, b, flat, n);
     for (int i = 0; i < n; i++) /* times that fall as the size grows: no positive bandwidth fits */
         p[i].t.median_ms = 0.05 + 0.5 / (i + 1);
     cr_assert(lab_fit(p, n, &l, &b) == -1,

@@ -815,10 +815,34 @@ XL_TEST(roundtrip, speed, 10, XL_GPU,
 
 /* ===== Leaks ===== */
 
-XL_TEST(leaks, none, 5, XL_GPU,
-        "lab_pinned_free and lab_pool_destroy release every pinned buffer, a pool's buffers still taken included, "
-        "and resident memory stays where it started", 30)
+/* One pool size for pool_attempt. */
+typedef struct {
+    size_t bytes;
+    int count;
+} pool_size;
+
+/* pool_attempt - kit_expect_create_failures' attempt: lab_pool_create, and its destroy when it succeeded */
+static int pool_attempt(void *ctx)
 {
+    pool_size *z = ctx;
+    lab_pool *pool = lab_pool_create(z->bytes, z->count);
+    if (!pool)
+        return 1;
+    lab_pool_destroy(pool);
+    return 0;
+}
+
+XL_TEST(leaks, none, 5, XL_GPU,
+        "lab_pinned_free and lab_pool_destroy release every pinned buffer, a pool's buffers still taken included, and "
+        "a create that fails at any allocation holds nothing; resident memory stays where it "
+        "started", 30)
+{
+    char fails[96];
+    pool_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, 6)};
+    snprintf(fails, sizeof fails, "lab_pool_create(%zu, %d)", z.bytes, z.count);
+    long made = kit_expect_create_failures(pool_attempt, &z, fails);
+    cr_assert(made >= z.count, "%s made %ld pinned allocations; it must allocate its %d buffers", fails, made, z.count);
+
     const size_t n = 16u << 20;
     char what[160];
     xl_mem before_mem, after_mem;

@@ -311,10 +311,24 @@ static double pageable_copy_return_ms(fetch_ctx *f, cudaStream_t s, void *pageab
     return ms;
 }
 
+/* fetch_buffer_attempt - kit_expect_create_failures' attempt: lab_fetch_buffer of *bytes, freed when it worked */
+static int fetch_buffer_attempt(void *ctx)
+{
+    void *p = lab_fetch_buffer(*(size_t *)ctx);
+    if (!p)
+        return 1;
+    lab_fetch_buffer_free(p);
+    return 0;
+}
+
 XL_TEST(fetch, pinned_destination, 5, XL_GPU,
         "lab_fetch delivers into lab_fetch_buffer memory, and that memory is pinned (pageable would not overlap) and "
-        "not write-combined (consume reads it)", 20)
+        "not write-combined (consume reads it); a failed lab_fetch_buffer returns NULL and leaves no error", 20)
 {
+    size_t small = (size_t)kit_rand_int(1, 1 << 20);
+    char what[64];
+    snprintf(what, sizeof what, "lab_fetch_buffer(%zu)", small);
+    kit_expect_create_failures(fetch_buffer_attempt, &small, what);
     fetch_run r = {.s = kit_stream()};
     fetch_setup(&r.f, (1u << 20) + 3, DELAY_NS, 0.1, r.s);
     r.host = lab_fetch_buffer(r.f.bytes);

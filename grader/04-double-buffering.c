@@ -35,9 +35,9 @@ XL_LAB("04", "double-buffering");
                                      after every later batch's */
 #define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
 #define MAX_BATCHES (2 * MAX_DEPTH + 1)
-#define GPU_LEFT (96u << 20)      /* the create that fails half way: the grader holds all GPU memory but about this */
 #define OTHER_NS 300000000ull     /* an unrelated 300 ms kernel on another stream */
 #define NARROW_MS 150.0
+#define REFILL_HOLD_MS 60.0       /* pipe.early_refill: batch 0's stream held up this long after its kernel */
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
 #define PIPE_BATCHES 16
 #define EFF_ROUNDS 5              /* rounds of (stages, sequential, pipe) per efficiency measurement */
@@ -105,21 +105,21 @@ static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *
     }
 }
 
-/* gpu_fill - holds all of the GPU's free memory but about leave bytes, in one buffer for cudaFree; *left is what
- * is free then. NULL when the GPU gave no such buffer */
-static void *gpu_fill(size_t leave, size_t *left)
+/* One pipe size for pipe_attempt. */
+typedef struct {
+    size_t items;
+    int depth;
+} pipe_size;
+
+/* pipe_attempt - kit_expect_create_failures' attempt: lab_pipe_create, and its destroy when it succeeded */
+static int pipe_attempt(void *ctx)
 {
-    size_t free_b = 0, total_b = 0;
-    void *hold = NULL;
-    XL_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    for (int k = 0; k < 8 && !hold && free_b > leave + ((size_t)k << 27); k++)
-        if (cudaMalloc(&hold, free_b - leave - ((size_t)k << 27)) != cudaSuccess) {
-            cudaGetLastError(); /* not that much in one piece: 128 MiB less */
-            hold = NULL;
-        }
-    XL_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    *left = free_b;
-    return hold;
+    pipe_size *z = ctx;
+    lab_pipe *p = lab_pipe_create(z->items, z->depth);
+    if (!p)
+        return 1;
+    lab_pipe_destroy(p);
+    return 0;
 }
 
 /* expect_create_fails - lab_pipe_create(max_items, depth) returns NULL and holds nothing afterwards; why says what
@@ -144,34 +144,24 @@ static void expect_create_fails(size_t max_items, int depth, const char *why)
 /* ===== Part A: the pipe ===== */
 
 XL_TEST(pipe, arguments, 5, XL_GPU,
-        "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; a create that runs out of GPU "
-        "memory half way returns NULL holding nothing; destroy(NULL) is harmless", 20)
+        "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; a create that runs out of memory at "
+        "any of its allocations returns NULL holding nothing, with no error left; destroy(NULL) is "
+        "harmless", 20)
 {
     expect_create_fails(0, 2, "with 0 items");
     expect_create_fails(1024, 0, "with depth 0");
     expect_create_fails(1024, MAX_DEPTH + 1, "with depth 9");
     expect_create_fails(1024, -1, "with depth -1");
     lab_pipe_destroy(NULL);
-    size_t left = 0; /* out of memory half way: one slot's device buffer fits, the second does not */
-    void *hold = gpu_fill(GPU_LEFT, &left);
-    if (hold && left >= (8u << 20) && left <= 4 * (size_t)GPU_LEFT) {
-        char why[160];
-        size_t items = (size_t)((double)left * 0.6) / sizeof(uint32_t);
-        snprintf(why, sizeof why, "on a GPU with %zu MiB free (the grader holds the rest), where a slot's device "
-                 "buffer fits once, not twice", left >> 20);
-        expect_create_fails(items, 4, why);
-    } else {
-        xl_note("the grader could not fill the GPU's memory (%zu MiB were left): the create that fails half way was "
-                "not tried", left >> 20);
-    }
-    if (hold)
-        XL_CHECK(cudaFree(hold));
-
-    int depth = (int)kit_rand_int(1, MAX_DEPTH); /* create and destroy, no run */
+    pipe_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, MAX_DEPTH)};
     char what[128];
-    kit_held before = kit_held_now();
-    lab_pipe_destroy(new_pipe(4099, depth));
-    snprintf(what, sizeof what, "lab_pipe_create(4099 items, depth %d) and lab_pipe_destroy", depth);
+    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d)", z.items, z.depth);
+    long made = kit_expect_create_failures(pipe_attempt, &z, what); /* out of memory at each allocation in turn */
+    cr_assert(made >= 2L * z.depth, "%s made %ld allocations, streams and events: it needs at least a pinned and a "
+              "device buffer per slot", what, made);
+    kit_held before = kit_held_now(); /* create and destroy, no run */
+    lab_pipe_destroy(new_pipe(z.items, z.depth));
+    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) and lab_pipe_destroy", z.items, z.depth);
     kit_expect_released(before, what);
 
     wl_ctx w;
@@ -185,6 +175,12 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
               "arguments before any work", w.produced);
     cr_assert(lab_pipe_run(p, NULL) == -1, "lab_pipe_run(p, NULL) must return -1");
     cr_assert(lab_pipe_run(NULL, &j) == -1, "lab_pipe_run(NULL, job) must return -1");
+    j.items = 999;
+    j.results = NULL;
+    j.batches = (int)kit_rand_int(0, 3);
+    cr_assert(lab_pipe_run(p, &j) == -1, "lab_pipe_run of %d batches with results NULL must return -1", j.batches);
+    cr_assert(w.produced == 0, "lab_pipe_run with results NULL called produce %d times", w.produced);
+    j.results = res;
     j.items = 999;
     j.batches = -1;
     cr_assert(lab_pipe_run(p, &j) == -1, "lab_pipe_run with batches = -1 must return -1");
@@ -399,6 +395,73 @@ XL_TEST(pipe, narrow_wait, 5, XL_GPU,
     xl_note("lab_pipe_run took %.1f ms beside the 300 ms kernel", ms);
     lab_pipe_destroy(c.p);
     wl_destroy(&w);
+}
+
+/* One run of pipe.early_refill: the workload, and an event recorded on batch 0's stream right after its compute
+ * (its kernel and the kit's hold-up), queried when produce is called for batch depth, the first to reuse slot 0. */
+typedef struct {
+    wl_ctx *w;
+    int depth;
+    cudaEvent_t computed0;
+    int found; /* what produce(depth) found: 1 batch 0 still computing, 0 done, -1 not called */
+} refill_run;
+
+/* refill_produce - lab_job.produce: notes whether batch 0's compute is still under way, then wl_produce */
+static void refill_produce(uint32_t *host, size_t items, int i, void *ctx)
+{
+    refill_run *r = ctx;
+    if (i == r->depth) {
+        cudaError_t e = cudaEventQuery(r->computed0);
+        if (e != cudaErrorNotReady)
+            XL_CHECK(e);
+        r->found = e == cudaErrorNotReady;
+    }
+    wl_produce(host, items, i, r->w);
+}
+
+/* refill_compute - lab_job.compute: wl_compute, and for batch 0 the event after it on the same stream */
+static void refill_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
+                           void *ctx)
+{
+    refill_run *r = ctx;
+    wl_compute(dev, items, dev_result, i, stream, r->w);
+    if (i == 0)
+        XL_CHECK(cudaEventRecord(r->computed0, stream));
+}
+
+XL_TEST(pipe, early_refill, 5, XL_GPU,
+        "a host buffer is refilled as soon as its copy in has read it, while its batch still computes (depth 2 and "
+        "one of 3 to 8; batch 0's stream held up 60 ms after its kernel)", 15)
+{
+    int depths[2] = {2, (int)kit_rand_int(3, MAX_DEPTH)};
+    for (int k = 0; k < 2; k++) {
+        wl_ctx w;
+        refill_run r = {&w, depths[k], NULL, -1};
+        int batches = r.depth + 1;
+        wl_create(&w, (size_t)kit_rand_int(1, 1 << 16), 0, 0, 0);
+        wl_slow_batch(&w, 0, REFILL_HOLD_MS);
+        XL_CHECK(cudaEventCreateWithFlags(&r.computed0, cudaEventDisableTiming));
+        lab_result *res = pinned_results(batches);
+        lab_pipe *p = new_pipe(w.items, r.depth);
+        lab_job j = wl_job(&w, batches, res);
+        j.produce = refill_produce;
+        j.compute = refill_compute;
+        j.ctx = &r;
+        run_poisoned(p, &j);
+        expect_results(&w, &j, NULL, 0, "with batch 0 held up 60 ms");
+        cr_assert(r.found >= 0, "depth %d, %d batches: produce was never called for batch %d", r.depth, batches,
+                  r.depth);
+        cr_assert(r.found == 1,
+                  "depth %d: produce for batch %d (the next to use batch 0's host buffer) was called only after batch "
+                  "0's kernel, and the 60 ms the kit held its stream up, had finished. The host waited for more than "
+                  "the copy in: record the slot's \"host buffer free\" event right after the copy in, before the "
+                  "kernel, so that the host refills the buffer while the GPU still computes",
+                  r.depth, r.depth);
+        lab_pipe_destroy(p);
+        XL_CHECK(cudaFreeHost(res));
+        XL_CHECK(cudaEventDestroy(r.computed0));
+        wl_destroy(&w);
+    }
 }
 
 /* ===== Part C: speed ===== */

@@ -1,18 +1,25 @@
 /* 05-stream-pipelining.c - the grader of lab 05 (multi-stream pipelining). Course staff only.
  *
- * Results are exact against the CPU, with fresh data and poisoned outputs. Overlap is read from a trace of
- * the student's own run: every cudaMemcpyAsync is recorded on its stream (the grader is linked with
- * --wrap=cudaMemcpyAsync, common/tracecopy.c) and every kernel by the kit's launcher. Speed is an
- * efficiency against the kit's sequential run and an ideal that respects the link's duplex limit, all
- * measured in the same run.
+ * Results are exact against the CPU, with fresh data and poisoned outputs, checked as soon as a run returns, and
+ * in two runs one early chunk's kernel is held back 25 ms on its stream so that it finishes last. The issue order
+ * is read from the copies the run asked for (common/copylog.h) and the grader's own launcher, which notes where
+ * each kernel falls among them: depth-first and breadth-first each have one exact order, and chunk c goes on
+ * stream c mod S, over 1 to 32 streams, chunk sizes from 1 word and lengths at multiples of a chunk and +-1.
+ * Overlap is read from a trace of the student's own run: every cudaMemcpyAsync is recorded on its stream (the
+ * grader is linked with --wrap=cudaMemcpyAsync, common/tracecopy.c) and every kernel by the kit's launcher.
+ * Speed is an efficiency against the kit's sequential run and an ideal that respects the link's duplex limit,
+ * all measured in the same run; the kit's buffers for measuring the link are allocated once per test.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/copylog.h"
+#include "common/delay.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -27,6 +34,8 @@ XL_LAB("05", "stream-pipelining");
 #define ITEMS ((size_t)32 << 20)        /* the speed and trace runs: 128 MiB each way */
 #define CHUNK ((size_t)2 << 20)         /* 8 MiB chunks: 16 of them */
 #define STREAMS 4
+#define CALIB_ITEMS (ITEMS / 4)         /* the trace tests set the kernel's work from a 32 MiB copy in: pinned, it runs
+                                         * within 0.3% (H100) and 1.2% (H200) of the 128 MiB rate (refdata/02) */
 #define KERNEL_SHARE 0.6                /* the kernels take 0.6 of the copy in: the link is the busiest stage */
 #define EFF_NEED 0.8                    /* (T_seq - T) / (T_seq - T_ideal) */
 #define BOTH_WAYS_NEED 0.3              /* time with copies in and out at once / the shorter of the two */
@@ -63,87 +72,455 @@ static uint32_t *host_array(size_t n)
     return p;
 }
 
+/* host_input - n words from lab_host_alloc (and 16 guard words), filled with fresh random words */
+static uint32_t *host_input(size_t n)
+{
+    uint32_t *p = lab_host_alloc((n + 16) * sizeof(uint32_t));
+    cr_assert(p != NULL, "lab_host_alloc(%zu bytes) returned NULL", (n + 16) * sizeof(uint32_t));
+    xl_fill_random(p, n * sizeof(uint32_t), xl_fresh_seed());
+    xl_poison(p + n, 16 * sizeof(uint32_t));
+    return p;
+}
+
 /* expect_out - out[i] == f(in[i]) for every word, and the guard after out untouched */
 static void expect_out(const uint32_t *in, const uint32_t *out, size_t n, const char *what)
 {
-    for (size_t i = 0; i < n; i++)
-        if (out[i] != wl_expected(in[i])) {
-            int never = xl_check_poison(&out[i], sizeof out[i], NULL) == 0;
-            cr_fail("%s: word %zu of %zu is wrong (0x%08x, expected 0x%08x)%s", what, i, n, out[i],
-                    wl_expected(in[i]),
-                    never ? ": it never arrived (did lab_pipeline_run return before the copy out of its chunk?)"
-                          : ": its kernel read other data (was its device buffer overwritten first?)");
-        }
+    size_t i = 0;
+    while (i < n && out[i] == wl_transform(in[i]))
+        i++;
+    if (i < n) {
+        int never = xl_check_poison(&out[i], sizeof out[i], NULL) == 0;
+        cr_fatal("%s: word %zu of %zu is wrong (0x%08x, expected 0x%08x)%s", what, i, n, out[i], wl_expected(in[i]),
+                never ? ": it never arrived (did lab_pipeline_run return before the copy out of its chunk? wait for "
+                        "every stream that has work)"
+                      : ": its kernel read other data (was its device buffer overwritten first?)");
+    }
     cr_assert(xl_check_poison(out + n, 16 * sizeof(uint32_t), NULL) == 0, "%s: wrote past the end of out", what);
 }
 
-/* check_order - exact results in order for several stream counts, chunk sizes and awkward lengths */
+/* ===== The issue order: what lab_pipeline_run asked for, in order ===== */
+
+#define MAX_STEPS 4096       /* copies, and launches, recorded in one run */
+#define HOLD_NS 25000000ull  /* a held-back chunk's extra GPU work: it finishes last, long after the others */
+
+/* One kernel launch, as the grader's launcher saw it. */
+typedef struct {
+    int after;            /* copies asked for before it (xl_copylog_count) */
+    const uint32_t *din;
+    uint32_t *dout;
+    size_t items;
+    cudaStream_t stream;
+} launch_rec;
+
+/* The grader's lab_kernel: notes each launch among the copies, holds back the chosen launch with HOLD_NS of GPU
+ * work queued before it on its stream, then launches the kit's kernel. */
+typedef struct {
+    wl_kernel_ctx kc;
+    lab_kernel kit;
+    launch_rec recs[MAX_STEPS];
+    int n;
+    int hold;     /* the launch to hold back, by number; -1: none */
+    int foreign;  /* launches given another ctx than k->ctx */
+} rec_kernel;
+
+static rec_kernel rk; /* the one launcher; rec_launch finds it even when handed a wrong ctx */
+
+/* rec_launch - lab_kernel.launch of the grader's launcher */
+static void rec_launch(const uint32_t *dev_in, uint32_t *dev_out, size_t items, cudaStream_t stream, void *ctx)
+{
+    if (ctx != &rk)
+        rk.foreign++;
+    if (rk.n < MAX_STEPS)
+        rk.recs[rk.n] = (launch_rec){xl_copylog_count(), dev_in, dev_out, items, stream};
+    if (rk.n == rk.hold)
+        xl_delay(stream, HOLD_NS);
+    rk.n++;
+    rk.kit.launch(dev_in, dev_out, items, stream, rk.kit.ctx);
+}
+
+/* One step of a run: a copy in, a kernel, a copy out, or another copy. */
+enum { STEP_IN, STEP_KERNEL, STEP_OUT, STEP_OTHER };
+typedef struct {
+    int kind;
+    const char *host;    /* a copy's host end */
+    const char *dev;     /* a copy's device end; a kernel's dev_in */
+    const char *dev_out; /* a kernel's dev_out */
+    size_t size;         /* a copy's bytes; a kernel's words */
+    cudaStream_t stream;
+    int blocking;        /* a cudaMemcpy, not cudaMemcpyAsync */
+} step;
+
+/* What a run was asked to do, for checking and for messages. */
+typedef struct {
+    lab_order order;
+    int streams;
+    size_t chunk, items;
+    const uint32_t *in;
+    uint32_t *out;
+    char what[192];
+} run_spec;
+
+/* chunk_words - how many words chunk c of r holds */
+static size_t chunk_words(const run_spec *r, size_t c)
+{
+    size_t first = c * r->chunk;
+    return r->items - first < r->chunk ? r->items - first : r->chunk;
+}
+
+/* describe - one step as the student asked for it, in words of in and out */
+static void describe(const run_spec *r, const step *s, char *buf, size_t len)
+{
+    uintptr_t in = (uintptr_t)r->in, out = (uintptr_t)r->out, h = (uintptr_t)s->host;
+    switch (s->kind) {
+    case STEP_IN:
+        if (h >= in && h <= in + r->items * sizeof(uint32_t))
+            snprintf(buf, len, "a copy in of %zu bytes from word %zu", s->size, (size_t)(h - in) / 4);
+        else
+            snprintf(buf, len, "a copy in of %zu bytes from %p, outside `in`", s->size, (const void *)s->host);
+        break;
+    case STEP_OUT:
+        if (h >= out && h <= out + r->items * sizeof(uint32_t))
+            snprintf(buf, len, "a copy out of %zu bytes to word %zu", s->size, (size_t)(h - out) / 4);
+        else
+            snprintf(buf, len, "a copy out of %zu bytes to %p, outside `out`", s->size, (const void *)s->host);
+        break;
+    case STEP_KERNEL:
+        snprintf(buf, len, "a kernel launch of %zu words", s->size);
+        break;
+    default:
+        snprintf(buf, len, "a copy of %zu bytes that is neither in nor out (device to device, or host to host)",
+                 s->size);
+    }
+}
+
+/* steps_of - the run's copies and launches as steps, in the order asked for; pieces of one copy asked for one
+ * after the other (same direction, stream, contiguous) count as one. Returns how many. */
+static int steps_of(const xl_copy_rec *copies, int ncopies, const launch_rec *launches, int nlaunches, step *steps)
+{
+    int n = 0, li = 0;
+    for (int ci = 0; ci <= ncopies; ci++) {
+        for (; li < nlaunches && (launches[li].after <= ci || ci == ncopies); li++)
+            steps[n++] = (step){STEP_KERNEL, NULL, (const char *)launches[li].din, (const char *)launches[li].dout,
+                                launches[li].items, launches[li].stream, 0};
+        if (ci == ncopies)
+            break;
+        const xl_copy_rec *c = &copies[ci];
+        enum cudaMemcpyKind dir = xl_copy_dir(c);
+        step s = {STEP_OTHER, NULL, NULL, NULL, c->bytes, c->stream, !c->async};
+        if (dir == cudaMemcpyHostToDevice)
+            s.kind = STEP_IN, s.host = c->src, s.dev = c->dst;
+        else if (dir == cudaMemcpyDeviceToHost)
+            s.kind = STEP_OUT, s.host = c->dst, s.dev = c->src;
+        step *prev = n ? &steps[n - 1] : NULL;
+        if (prev && s.kind != STEP_OTHER && prev->kind == s.kind && prev->stream == s.stream &&
+            prev->blocking == s.blocking && prev->host + prev->size == s.host && prev->dev + prev->size == s.dev)
+            prev->size += s.size;
+        else
+            steps[n++] = s;
+    }
+    return n;
+}
+
+/* expect_issue_order - the steps are exactly, in order, those of r's order: depth-first copy in, kernel and copy
+ * out of chunk 0, then of chunk 1, ...; breadth-first, a round of `streams` chunks at a time, every copy in, then
+ * every kernel, then every copy out. Each kernel reads where its chunk's copy in wrote, each copy out reads what
+ * its kernel wrote. Chunk c's steps all go on one stream of the pipeline's own, that of chunk c - streams, and
+ * chunks less than `streams` apart on different ones. */
+static void expect_issue_order(const run_spec *r, const step *st, int nst)
+{
+    static cudaStream_t stream_of[MAX_STEPS];
+    static const char *din_of[MAX_STEPS], *dout_of[MAX_STEPS];
+    size_t chunks = (r->items + r->chunk - 1) / r->chunk, S = (size_t)r->streams;
+    const char *rule = r->order == LAB_DEPTH_FIRST
+                           ? "depth-first issues chunk by chunk: copy in, kernel, copy out of chunk c, then of chunk c+1"
+                           : "breadth-first issues a round of `streams` chunks stage by stage: the copies in of the "
+                             "round's chunks, then their kernels, then their copies out, then the next round";
+    static const char *const stage[] = {"copy in", "kernel", "copy out"};
+    char saw[160];
+    int j = 0;
+    for (size_t round = 0; round < chunks; round += r->order == LAB_DEPTH_FIRST ? 1 : S) {
+        size_t end = r->order == LAB_DEPTH_FIRST ? round + 1 : (round + S < chunks ? round + S : chunks);
+        for (int k = STEP_IN; k <= STEP_OUT; k++)
+            for (size_t c = round; c < end; c++, j++) {
+                size_t first = c * r->chunk, n = chunk_words(r, c);
+                cr_assert(j < nst,
+                          "%s: lab_pipeline_run asked for %d copies and kernels, and it needs %zu (3 for each of %zu "
+                          "chunks): chunk %zu's %s is missing",
+                          r->what, nst, 3 * chunks, chunks, c, stage[k]);
+                const step *s = &st[j];
+                int ok = s->kind == k;
+                if (ok && k == STEP_IN)
+                    ok = s->host == (const char *)(r->in + first) && s->size == n * sizeof(uint32_t);
+                if (ok && k == STEP_KERNEL)
+                    ok = s->size == n && s->dev == din_of[c];
+                if (ok && k == STEP_OUT)
+                    ok = s->host == (const char *)(r->out + first) && s->size == n * sizeof(uint32_t) &&
+                         s->dev == dout_of[c];
+                if (!ok) {
+                    describe(r, s, saw, sizeof saw);
+                    if (s->kind == k && k == STEP_KERNEL && s->size == n)
+                        cr_fatal("%s: chunk %zu's kernel reads device memory %p, but its copy in went to %p",
+                                r->what, c, (const void *)s->dev, (const void *)din_of[c]);
+                    if (s->kind == k && k == STEP_OUT && s->size == n * sizeof(uint32_t) &&
+                        s->host == (const char *)(r->out + first))
+                        cr_fatal("%s: chunk %zu's copy out reads device memory %p, but its kernel wrote to %p",
+                                r->what, c, (const void *)s->dev, (const void *)dout_of[c]);
+                    cr_fatal("%s: step %d (counting copies and kernel launches from 0) should be chunk %zu's %s (words "
+                            "%zu to %zu), but it was %s. The order: %s",
+                            r->what, j, c, stage[k], first, first + n - 1, saw, rule);
+                }
+                if (k == STEP_IN)
+                    stream_of[c] = s->stream, din_of[c] = s->dev;
+                else if (k == STEP_KERNEL)
+                    dout_of[c] = s->dev_out;
+                cr_assert(s->blocking == 0, "%s: chunk %zu's %s is a cudaMemcpy, which runs on the legacy default stream "
+                          "and blocks the host: use cudaMemcpyAsync on the chunk's stream", r->what, c, stage[k]);
+                cr_assert(s->stream == stream_of[c],
+                          "%s: chunk %zu's %s went on another stream than its copy in: a chunk's copy in, kernel and "
+                          "copy out go on one stream, whose order keeps them in sequence",
+                          r->what, c, stage[k]);
+            }
+    }
+    if (j < nst) {
+        describe(r, &st[j], saw, sizeof saw);
+        cr_fatal("%s: after the last chunk's steps (%zu chunks, 3 steps each) lab_pipeline_run asked for %d more, "
+                "the first %s: chunk c is words [c * chunk_items, ...), the last one shorter, and there are "
+                "ceil(items / chunk_items) of them",
+                r->what, chunks, nst - j, saw);
+    }
+    for (size_t c = 0; c < chunks; c++) {
+        cr_assert(stream_of[c] != 0 && stream_of[c] != cudaStreamLegacy && stream_of[c] != cudaStreamPerThread,
+                  "%s: chunk %zu went on the default stream: every copy and kernel goes on the pipeline's own streams",
+                  r->what, c);
+        if (c >= S)
+            cr_assert(stream_of[c] == stream_of[c - S],
+                      "%s: chunk %zu went on another stream than chunk %zu, %d chunks before it: chunk c goes on stream "
+                      "c mod streams, so each stream's order keeps its device buffers safe",
+                      r->what, c, c - S, r->streams);
+        else
+            for (size_t e = 0; e < c; e++)
+                cr_assert(stream_of[c] != stream_of[e],
+                          "%s: chunks %zu and %zu went on the same stream, but chunk c goes on stream c mod %d: are all "
+                          "%d streams created and used?",
+                          r->what, e, c, r->streams, r->streams);
+    }
+}
+
+/* run_checked - one run of r on p, fresh input, poisoned output, chunk `hold`'s kernel (-1: none) held back:
+ * every word right as soon as lab_pipeline_run returns, then the issue order and the streams */
+static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *out, int hold)
+{
+    static xl_copy_rec copies[MAX_STEPS];
+    static step steps[2 * MAX_STEPS];
+    lab_kernel k = {rec_launch, &rk};
+    r->in = in, r->out = out;
+    snprintf(r->what, sizeof r->what, "%s, %d streams, chunks of %zu words, %zu words",
+             r->order == LAB_DEPTH_FIRST ? "depth-first" : "breadth-first", r->streams, r->chunk, r->items);
+    if (hold >= 0)
+        snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what),
+                 ", chunk %d held back %.0f ms on its stream (stream %d of %d) so that it finishes last", hold,
+                 HOLD_NS * 1e-6, hold % r->streams, r->streams);
+    xl_fill_random(in, r->items * sizeof(uint32_t), xl_fresh_seed());
+    xl_poison(out, (r->items + 16) * sizeof(uint32_t));
+    rk.n = 0, rk.foreign = 0, rk.hold = hold;
+    xl_copylog_start(copies, MAX_STEPS);
+    int rc = lab_pipeline_run(p, in, out, r->items, r->order, &k);
+    int ncopies = xl_copylog_stop();
+    xl_expect_ok(rc, "lab_pipeline_run");
+    expect_out(in, out, r->items, r->what); /* at once: a held-back chunk is the last to land */
+    cr_assert(ncopies <= MAX_STEPS && rk.n <= MAX_STEPS, "%s: %d copies and %d kernel launches, far more than 3 per chunk",
+              r->what, ncopies, rk.n);
+    cr_assert(rk.foreign == 0, "%s: k->launch was called %d times with another ctx than k->ctx: pass k->ctx on, the "
+              "kernel needs it", r->what, rk.foreign);
+    expect_issue_order(r, steps, steps_of(copies, ncopies, rk.recs, rk.n, steps));
+}
+
+/* check_order - for 1, 3, 4, 32 and a random 3 to 8 streams with random chunk sizes, and a random 1 to 32 streams
+ * with chunks of 1 word: exact results right away, the issue order of `order` and the streams, for lengths at
+ * exact multiples of the chunk, one word more or less, under one chunk and over several rounds; twice, a chunk
+ * held back to finish last */
 static void check_order(lab_order order)
 {
-    static const size_t items[] = {1, 4096, 4097, 3 * 4097 + 5, (1u << 20) + 7};
-    static const int streams[] = {1, 3, 4};
-    wl_kernel_ctx kc = {0};
-    lab_kernel k = wl_kernel(&kc);
-    for (int s = 0; s < 3; s++)
-        for (int c = 0; c < 2; c++) {
-            size_t chunk = c ? (1u << 18) : 4097;
-            lab_pipeline *p = new_pipeline(chunk, streams[s]);
-            for (int i = 0; i < 5; i++) {
-                char what[128];
-                uint32_t *in = host_array(items[i]), *out = host_array(items[i]);
-                xl_fill_random(in, items[i] * sizeof(uint32_t), xl_fresh_seed());
-                xl_expect_ok(lab_pipeline_run(p, in, out, items[i], order, &k), "lab_pipeline_run");
-                snprintf(what, sizeof what, "%s, %d streams, chunks of %zu words, %zu words",
-                         order == LAB_DEPTH_FIRST ? "depth-first" : "breadth-first", streams[s], chunk, items[i]);
-                expect_out(in, out, items[i], what);
-                lab_host_free(in);
-                lab_host_free(out);
-            }
-            lab_pipeline_destroy(p);
+    enum { MAX_WORDS = 1 << 21, NITEMS = 6 };
+    /* sr <= 8: no two of its streams share one of the GPU's 8 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), where
+     * work queued behind the held-back chunk would wait for it too */
+    int sr = (int)kit_rand_int(3, 8), s1 = (int)kit_rand_int(1, 32);
+    size_t cr = (size_t)kit_rand_int(2, 8191), c32 = (size_t)kit_rand_int(2, 16383);
+    size_t m = (size_t)kit_rand_int(sr + 1, 3 * sr);
+    if (m % (size_t)sr == (size_t)sr - 1)
+        m++; /* the last chunk (number m) off the held-back stream sr - 1 */
+    const struct {
+        int streams;
+        size_t chunk;
+        size_t items[NITEMS]; /* 0 ends the list */
+        int hold_at;          /* the run (index into items) in which chunk `hold` is held back; -1: none */
+        int hold;
+    } configs[] = {
+        {1, 4097, {1, 4096, 4097, 3 * 4097, 3 * 4097 + 5, (1u << 20) + 7}, -1, -1},
+        {3, 1u << 18, {4096, 1u << 20, (1u << 20) - 1, (1u << 20) + 1, (1u << 20) + 7}, -1, -1},
+        /* 256 chunks, the last on stream 3; chunk 0 (stream 0) finishes last: a wait for every stream but the first,
+         * or for the last stream only (the last chunk's), returns before it lands */
+        {4, 4097, {3 * 4097 + 5, 8 * 4097, 8 * 4097 - 1, 8 * 4097 + 1, (1u << 20) + 7}, 4, 0},
+        {32, c32, {(size_t)kit_rand_int(1, (long)c32 - 1), 32 * c32, 32 * c32 - 1, 32 * c32 + 1, 65 * c32}, -1, -1},
+        /* m + 1 chunks, the last on stream m mod sr, not sr - 1; chunk sr - 1 (the last stream) finishes last: a wait
+         * for every stream but the last, or for the last chunk's, or stream 0's, returns before it lands */
+        {sr, cr, {(size_t)kit_rand_int(1, (long)cr - 1), m * cr, m * cr - 1, m * cr + 1}, 3, sr - 1},
+        {s1, 1, {1, (size_t)s1, (size_t)kit_rand_int(s1 + 1, 300)}, -1, -1},
+    };
+    uint32_t *in = host_array(MAX_WORDS), *out = host_array(MAX_WORDS);
+    rk.kit = wl_kernel(&rk.kc);
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
+        lab_pipeline *p = new_pipeline(configs[i].chunk, configs[i].streams);
+        for (int j = 0; j < NITEMS && configs[i].items[j]; j++) {
+            run_spec r = {order, configs[i].streams, configs[i].chunk, configs[i].items[j], NULL, NULL, ""};
+            run_checked(p, &r, in, out, j == configs[i].hold_at ? configs[i].hold : -1);
         }
+        lab_pipeline_destroy(p);
+    }
+    lab_host_free(in);
+    lab_host_free(out);
 }
 
 /* ===== Part A: the pipeline ===== */
 
+/* One pipeline size for pipeline_attempt. */
+typedef struct {
+    size_t chunk_items;
+    int streams;
+} pipeline_size;
+
+/* pipeline_attempt - kit_expect_create_failures' attempt: lab_pipeline_create, destroyed when it succeeded */
+static int pipeline_attempt(void *ctx)
+{
+    pipeline_size *z = ctx;
+    lab_pipeline *p = lab_pipeline_create(z->chunk_items, z->streams);
+    if (!p)
+        return 1;
+    lab_pipeline_destroy(p);
+    return 0;
+}
+
+/* host_alloc_attempt - kit_expect_create_failures' attempt: lab_host_alloc of *bytes, freed when it worked */
+static int host_alloc_attempt(void *ctx)
+{
+    void *p = lab_host_alloc(*(size_t *)ctx);
+    if (!p)
+        return 1;
+    lab_host_free(p);
+    return 0;
+}
+
 XL_TEST(pipeline, arguments, 5, XL_GPU,
-        "lab_pipeline_create and lab_pipeline_run refuse bad arguments with NULL and -1; 0 words is fine", 15)
+        "lab_pipeline_create and lab_pipeline_run refuse bad arguments (NULL, -1), 0 words is fine; create and destroy "
+        "(right after a run) leave nothing held; a create or lab_host_alloc that runs out of memory at any step "
+        "returns NULL holding nothing, with no error left",
+        20)
 {
     wl_kernel_ctx kc = {0};
     lab_kernel k = wl_kernel(&kc), none = {NULL, NULL};
-    cr_assert(lab_pipeline_create(0, 4) == NULL, "lab_pipeline_create(0 words, 4) must return NULL");
-    cr_assert(lab_pipeline_create(1024, 0) == NULL, "lab_pipeline_create(1024, 0 streams) must return NULL");
-    cr_assert(lab_pipeline_create(1024, 33) == NULL, "lab_pipeline_create(1024, 33 streams) must return NULL");
+    int s_bad = (int)kit_rand_int(33, 100000), s_ok = (int)kit_rand_int(1, 32);
+    size_t c_ok = (size_t)kit_rand_int(1, 4096);
+    XL_CHECK(cudaFree(0));
+    kit_held h0 = kit_held_now();
+    cr_assert(lab_pipeline_create(0, s_ok) == NULL, "lab_pipeline_create(0 words, %d streams) must return NULL", s_ok);
+    cr_assert(lab_pipeline_create(c_ok, 0) == NULL, "lab_pipeline_create(%zu, 0 streams) must return NULL", c_ok);
+    cr_assert(lab_pipeline_create(c_ok, -1) == NULL, "lab_pipeline_create(%zu, -1 streams) must return NULL", c_ok);
+    cr_assert(lab_pipeline_create(c_ok, 33) == NULL, "lab_pipeline_create(%zu, 33 streams) must return NULL", c_ok);
+    cr_assert(lab_pipeline_create(c_ok, s_bad) == NULL, "lab_pipeline_create(%zu, %d streams) must return NULL", c_ok,
+              s_bad);
+    kit_expect_released(h0, "lab_pipeline_create refused bad arguments");
     lab_pipeline_destroy(NULL);
-    lab_pipeline *p = new_pipeline(1024, 2);
+    pipeline_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 8)};
+    char what[256];
+    snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams)", z.chunk_items, z.streams);
+    long made = kit_expect_create_failures(pipeline_attempt, &z, what); /* out of memory at each create in turn */
+    cr_assert(made >= 2L * z.streams, "%s made %ld allocations and streams: it needs a stream and device buffers "
+              "for each of its streams", what, made);
+    size_t host_bytes = (size_t)kit_rand_int(1, 1 << 20);
+    snprintf(what, sizeof what, "lab_host_alloc(%zu)", host_bytes);
+    kit_expect_create_failures(host_alloc_attempt, &host_bytes, what);
+
     uint32_t *in = host_array(8), *out = host_array(8);
+    kit_held h1 = kit_held_now();
+    lab_pipeline *p = new_pipeline(c_ok, s_ok);
     cr_assert(lab_pipeline_run(NULL, in, out, 8, LAB_DEPTH_FIRST, &k) == -1, "lab_pipeline_run(NULL, ...) must return -1");
     cr_assert(lab_pipeline_run(p, in, out, 8, LAB_DEPTH_FIRST, NULL) == -1, "a NULL kernel must give -1");
     cr_assert(lab_pipeline_run(p, in, out, 8, LAB_DEPTH_FIRST, &none) == -1, "a kernel without launch must give -1");
     cr_assert(lab_pipeline_run(p, in, out, 8, (lab_order)7, &k) == -1, "an unknown order must give -1");
     cr_assert(lab_pipeline_run(p, NULL, out, 8, LAB_DEPTH_FIRST, &k) == -1, "in == NULL must give -1");
+    cr_assert(lab_pipeline_run(p, in, NULL, 8, LAB_DEPTH_FIRST, &k) == -1, "out == NULL must give -1");
     xl_expect_ok(lab_pipeline_run(p, in, out, 0, LAB_BREADTH_FIRST, &k), "lab_pipeline_run of 0 words");
     cr_assert(kc.launches == 0, "0 words launched %d kernels", kc.launches);
     lab_pipeline_destroy(p);
+    snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams) and lab_pipeline_destroy", c_ok, s_ok);
+    kit_expect_released(h1, what);
+    /* destroy right after a run that used every stream */
+    size_t n = c_ok * (size_t)s_ok + 1;
+    uint32_t *big_in = host_input(n), *big_out = host_array(n);
+    h1 = kit_held_now();
+    p = new_pipeline(c_ok, s_ok);
+    xl_expect_ok(lab_pipeline_run(p, big_in, big_out, n, LAB_DEPTH_FIRST, &k), "lab_pipeline_run");
+    lab_pipeline_destroy(p);
+    snprintf(what, sizeof what,
+             "lab_pipeline_create(%zu words, %d streams), a run of %zu words and lab_pipeline_destroy right after it",
+             c_ok, s_ok, n);
+    kit_expect_released(h1, what);
+    expect_out(big_in, big_out, n, what);
+    lab_host_free(big_in);
+    lab_host_free(big_out);
     lab_host_free(in);
     lab_host_free(out);
     lab_host_free(NULL);
 }
 
-XL_TEST(pipeline, pinned_host, 5, XL_GPU, "lab_host_alloc gives pinned memory (pageable copies cannot overlap)", 15)
+XL_TEST(pipeline, pinned_host, 5, XL_GPU,
+        "lab_host_alloc gives pinned memory (pageable copies cannot overlap), not write-combined, that the GPU "
+        "writes into; lab_host_free releases it",
+        15)
 {
     kit_expect_pinned_alloc(lab_host_alloc, lab_host_free, "lab_host_alloc",
                             "every copy from or to it goes through the driver's staging buffer and blocks the host, "
                             "so the streams cannot overlap them (use cudaMallocHost)");
+    enum { MAX = 4 << 20 };
+    size_t sizes[] = {1, 4096, 4097, 3 * 4096, (size_t)kit_rand_int(2, MAX)};
+    unsigned char *src = kit_host_alloc(MAX);
+    void *dev = kit_dev_alloc(MAX);
+    xl_fill_random(src, MAX, xl_fresh_seed());
+    XL_CHECK(cudaMemcpy(dev, src, MAX, cudaMemcpyHostToDevice));
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char what[96];
+        kit_held h0 = kit_held_now();
+        unsigned char *p = lab_host_alloc(sizes[i]);
+        cr_assert(p != NULL, "lab_host_alloc(%zu) returned NULL", sizes[i]);
+        cr_assert(kit_is_pinned(p), "lab_host_alloc(%zu) returned pageable memory (use cudaMallocHost)", sizes[i]);
+        kit_expect_not_write_combined(p, "lab_host_alloc");
+        cudaError_t err = cudaMemcpy(p, dev, sizes[i], cudaMemcpyDeviceToHost);
+        cr_assert(err == cudaSuccess,
+                  "a copy from the GPU into lab_host_alloc(%zu)'s memory failed (%s): the results are copied into "
+                  "it, so the GPU must be able to write it",
+                  sizes[i], cudaGetErrorString(err));
+        snprintf(what, sizeof what, "a copy from the GPU into lab_host_alloc(%zu)'s memory", sizes[i]);
+        kit_expect_host_bytes(p, src, sizes[i], 0, what);
+        lab_host_free(p);
+        snprintf(what, sizeof what, "lab_host_alloc(%zu) and lab_host_free", sizes[i]);
+        kit_expect_released(h0, what);
+    }
+    free(src);
+    XL_CHECK(cudaFree(dev));
 }
 
 XL_TEST(results, depth_first, 10, XL_GPU,
-        "depth-first: every word exact, for 1, 3 and 4 streams, two chunk sizes, 1 to 2^20 + 7 words", 60)
+        "depth-first: every word exact as soon as the run returns, issued chunk by chunk, chunk c on stream c mod S; "
+        "1 to 32 streams, chunks of 1 word up, lengths at multiples of a chunk and +-1",
+        60)
 {
     check_order(LAB_DEPTH_FIRST);
 }
 
 XL_TEST(results, breadth_first, 10, XL_GPU,
-        "breadth-first: every word exact, for 1, 3 and 4 streams, two chunk sizes, 1 to 2^20 + 7 words", 60)
+        "breadth-first: every word exact as soon as the run returns, issued round by round of S chunks, chunk c on "
+        "stream c mod S; 1 to 32 streams, chunks of 1 word up, lengths at multiples of a chunk and +-1",
+        60)
 {
     check_order(LAB_BREADTH_FIRST);
 }
@@ -166,8 +543,7 @@ XL_TEST(pipeline, narrow_wait, 5, XL_GPU,
         "lab_pipeline_run waits for its own streams only, not for a 300 ms kernel on another stream", 15)
 {
     wl_kernel_ctx kc = {0};
-    run_ctx r = {new_pipeline(1u << 18, 4), host_array(1u << 20), host_array(1u << 20), wl_kernel(&kc)};
-    xl_fill_random(r.in, (1u << 20) * sizeof(uint32_t), xl_fresh_seed());
+    run_ctx r = {new_pipeline(1u << 18, 4), host_input(1u << 20), host_array(1u << 20), wl_kernel(&kc)};
     run_once(&r); /* warm-up */
     xl_poison(r.out, (1u << 20) * sizeof(uint32_t));
     double ms = kit_ms_beside_busy(run_once, &r, OTHER_NS);
@@ -196,18 +572,19 @@ static void trace_run(trace_view *v)
     enum { MAX = 256 };
     static double h[2 * MAX], d[2 * MAX], k[2 * MAX], c[4 * MAX];
     wl_kernel_ctx kc = {0};
-    wl_calibrate(&kc, ITEMS, KERNEL_SHARE);
+    wl_calibrate(&kc, CALIB_ITEMS, KERNEL_SHARE);
     lab_kernel kern = wl_kernel(&kc);
     lab_pipeline *p = new_pipeline(CHUNK, STREAMS);
-    uint32_t *in = host_array(ITEMS), *out = host_array(ITEMS);
-    xl_fill_random(in, ITEMS * sizeof(uint32_t), xl_fresh_seed());
+    uint32_t *in = host_input(ITEMS), *out = host_array(ITEMS);
     xl_expect_ok(lab_pipeline_run(p, in, out, ITEMS, LAB_DEPTH_FIRST, &kern), "lab_pipeline_run"); /* warm-up */
+    xl_poison(out, ITEMS * sizeof(uint32_t));
     xl_timeline *t = xl_timeline_create(4 * MAX);
     cr_assert(t != NULL, "out of memory");
     kc.tl = t, kc.run = "run";
     xl_timeline_trace_copies(t, "run");
     xl_expect_ok(lab_pipeline_run(p, in, out, ITEMS, LAB_DEPTH_FIRST, &kern), "lab_pipeline_run");
     xl_timeline_trace_copies(NULL, NULL);
+    expect_out(in, out, ITEMS, "the traced run");
     int nh = xl_timeline_collect(t, "run", "H2D", h, MAX), nd = xl_timeline_collect(t, "run", "D2H", d, MAX);
     int nk = xl_timeline_collect(t, "run", "kernel", k, MAX);
     cr_assert(nh > 0 && nd > 0 && nk > 0 && nh <= MAX && nd <= MAX,
@@ -271,6 +648,7 @@ typedef struct {
     base_pipe *base;
     lab_pipeline *p;
     uint32_t *in, *out;
+    wl_bufs link; /* the kit's own buffers for measuring the link, allocated once for every attempt */
 } speed_ctx;
 
 /* measure_eff - xl_measure_fn: the link and kernel alone (the ideal), the sequential run and yours,
@@ -280,7 +658,7 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
     speed_ctx *c = ctx;
     wl_link l;
     double seq[3], mine[3];
-    wl_measure(ITEMS, CHUNK, &c->k, 3, &l);
+    wl_measure_on(&c->link, ITEMS, CHUNK, &c->k, 3, &l);
     for (int r = 0; r < 3; r++) {
         double t0 = xl_now_ms();
         cr_assert(base_run(c->base, c->in, c->out, ITEMS, &c->k) == 0, "the kit's baseline failed");
@@ -304,14 +682,14 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
 static void check_efficiency(lab_order order)
 {
     speed_ctx c = {.order = order};
-    wl_calibrate(&c.kc, ITEMS, KERNEL_SHARE);
+    wl_bufs_alloc(&c.link, ITEMS);
+    wl_calibrate_on(&c.kc, &c.link, ITEMS, KERNEL_SHARE);
     c.k = wl_kernel(&c.kc);
     c.base = base_create(ITEMS);
     cr_assert(c.base != NULL, "the kit's baseline could not be created");
     c.p = new_pipeline(CHUNK, STREAMS);
-    c.in = host_array(ITEMS);
+    c.in = host_input(ITEMS);
     c.out = host_array(ITEMS);
-    xl_fill_random(c.in, ITEMS * sizeof(uint32_t), xl_fresh_seed());
     xl_expect_ok(lab_pipeline_run(c.p, c.in, c.out, ITEMS, order, &c.k), "lab_pipeline_run"); /* warm-up */
     char what[96];
     snprintf(what, sizeof what, "overlap efficiency, %s (need >= %.1f)",
@@ -319,6 +697,7 @@ static void check_efficiency(lab_order order)
     xl_ratio_check(measure_eff, &c, EFF_NEED, 1, what);
     lab_pipeline_destroy(c.p);
     base_destroy(c.base);
+    wl_bufs_free(&c.link);
     lab_host_free(c.in);
     lab_host_free(c.out);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
@@ -39,45 +40,177 @@ XL_LAB("06", "pinning");
 /* The three methods and registration, by name. */
 typedef int (*pin_fn)(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);
 
-/* fill_seeded - lab_fill_fn: random bytes from the seed in ctx; counts calls */
+/* fill_seeded - lab_fill_fn: random bytes from the seed in ctx; counts calls and notes the size asked for */
 typedef struct {
     uint64_t seed;
     int calls;
+    size_t asked; /* bytes, at the last call */
 } fill_ctx;
 static void fill_seeded(void *buf, size_t bytes, void *ctx)
 {
     fill_ctx *f = ctx;
     f->calls++;
+    f->asked = bytes;
     xl_fill_random(buf, bytes, f->seed);
+}
+
+/* expect_one_fill - fn called fill once, for exactly the data's bytes */
+static void expect_one_fill(const fill_ctx *f, size_t bytes, const char *fn)
+{
+    cr_assert(f->calls == 1, "%s on %zu bytes called fill %d times; call it once", fn, bytes, f->calls);
+    cr_assert(f->asked == bytes,
+              "%s on %zu bytes asked fill for %zu bytes: ask the producer for exactly the data's bytes (whatever "
+              "the buffer around it holds)",
+              fn, bytes, f->asked);
 }
 
 /* ===== Part A: the cost model (no GPU needed) ===== */
 
-XL_TEST(cost, breakeven, 10, XL_CPU, "lab_breakeven: transfers until pinning pays for itself, and its edge cases", 5)
+/* One call of lab_breakeven and its answer. */
+typedef struct {
+    double pin_ms;
+    size_t bytes;
+    double pinned, pageable; /* GB/s */
+    long want;
+} breakeven_case;
+
+/* expect_breakeven - lab_breakeven(c) must give c->want; why says what the case is about, for the message */
+static void expect_breakeven(const breakeven_case *c, const char *why)
 {
-    /* 1 GB at 50 GB/s pinned (20 ms) against 10 GB/s pageable (100 ms) saves 80 ms a transfer; 64 MB at 55 against
-     * 7 GB/s saves 7.98 ms, so 500 ms takes 62.7, that is 63 transfers */
+    long got = lab_breakeven(c->pin_ms, c->bytes, c->pinned, c->pageable);
+    cr_assert(got == c->want,
+              "lab_breakeven(pin %.10g ms, %zu bytes, pinned %.10g GB/s, pageable %.10g GB/s) = %ld, expected %ld: %s",
+              c->pin_ms, c->bytes, c->pinned, c->pageable, got, c->want, why);
+}
+
+XL_TEST(cost, breakeven, 10, XL_CPU,
+        "lab_breakeven: transfers until pinning pays for itself, at exact multiples of the saving, +-1e-6 ms around "
+        "them, random cases and the edge cases",
+        5)
+{
+    /* Times that are exact in binary floating point, however the saving is computed: 1e9 bytes take 100 ms at
+     * 10 GB/s and 20 ms at 50 GB/s (80 ms saved), 50 ms at 20 GB/s, 125 ms at 8 and 25 ms at 40 GB/s (100 ms
+     * saved), 40 ms at 25 GB/s, 2000 ms at 0.5 and 4000 ms at 0.25 GB/s; 5e8 bytes save 40 ms at 50 against 10
+     * GB/s. A pin_ms that is an exact multiple of the saving is paid back by exactly that many transfers (ceil, not
+     * floor + 1); a hair more needs one more. */
+    static const char exact[] = "pin_ms is an exact multiple of the saving per transfer, so that many transfers "
+                                "pay it back exactly (n * saving >= pin_ms holds with equality: the ceiling, not "
+                                "floor + 1)";
+    static const char above[] = "pin_ms is a hair (1e-6 ms) above a multiple of the saving, so one more transfer is "
+                                "needed (round up, never to the nearest)";
+    static const char below[] = "pin_ms is a hair (1e-6 ms) below a multiple of the saving, so that multiple "
+                                "is enough";
     static const struct {
-        double pin_ms;
-        size_t bytes;
-        double pinned, pageable;
-        long want;
-    } cases[] = {{150, 1000000000, 50, 10, 2}, {170, 1000000000, 50, 10, 3}, {60, 1000000000, 50, 10, 1},
-                 {500, 64000000, 55, 7, 63},   {0, 1000000000, 50, 10, 0},    {100, 1000000000, 10, 50, -1},
-                 {100, 1000000000, 10, 10, -1}, {100, 0, 50, 10, -1},          {100, 1000000000, 50, 0, -1}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        long got = lab_breakeven(cases[i].pin_ms, cases[i].bytes, cases[i].pinned, cases[i].pageable);
-        cr_assert(got == cases[i].want,
-                  "lab_breakeven(pin %.0f ms, %zu bytes, pinned %.0f GB/s, pageable %.0f GB/s) = %ld, expected %ld",
-                  cases[i].pin_ms, cases[i].bytes, cases[i].pinned, cases[i].pageable, got, cases[i].want);
+        breakeven_case c;
+        const char *why;
+    } cases[] = {
+        {{80, 1000000000, 50, 10, 1}, exact},          {{160, 1000000000, 50, 10, 2}, exact},
+        {{240, 1000000000, 50, 10, 3}, exact},         {{300, 1000000000, 40, 8, 3}, exact},
+        {{150, 1000000000, 20, 10, 3}, exact},         {{60, 1000000000, 50, 25, 3}, exact},
+        {{4000, 500000000, 50, 10, 100}, exact},       {{480, 2000000000, 50, 10, 3}, exact},
+        {{4000, 1000000000, 0.5, 0.25, 2}, exact},
+        {{160 + 1e-6, 1000000000, 50, 10, 3}, above},  {{160 - 1e-6, 1000000000, 50, 10, 2}, below},
+        {{80 + 1e-6, 1000000000, 50, 10, 2}, above},   {{80 - 1e-6, 1000000000, 50, 10, 1}, below},
+        {{4000 + 1e-6, 500000000, 50, 10, 101}, above}, {{4000 - 1e-6, 500000000, 50, 10, 100}, below},
+        /* 1 GB at 50 against 10 GB/s saves 80 ms a transfer; 64 MB at 55 against 7 GB/s saves 7.98 ms, so 500 ms
+         * takes 62.7, that is 63 transfers */
+        {{150, 1000000000, 50, 10, 2}, "150 / 80 = 1.875 transfers"},
+        {{170, 1000000000, 50, 10, 3}, "170 / 80 = 2.125 transfers"},
+        {{60, 1000000000, 50, 10, 1}, "60 / 80 = 0.75: one transfer is enough"},
+        {{500, 64000000, 55, 7, 63}, "500 / 7.98 = 62.7 transfers"},
+        {{3000, 1000000000, 0.5, 0.25, 2}, "rates under 1 GB/s are rates too: 3000 / 2000 = 1.5 transfers"},
+        {{1e-9, 1000000000, 50, 10, 1}, "any cost above 0 needs at least one transfer"},
+        {{0, 1000000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once: 0"},
+        {{-5, 1000000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once: 0"},
+        {{-0.5, 1000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once, a fraction of a ms below 0 too: 0"},
+        {{100, 1000000000, 10, 50, -1}, "pinned slower than pageable never pays back: -1"},
+        {{100, 1000000000, 10, 10, -1}, "pinned no faster than pageable never pays back: -1"},
+        {{100, 0, 50, 10, -1}, "0 bytes is not a positive argument: -1"},
+        {{100, 1000000000, 50, 0, -1}, "a pageable rate of 0 is not a positive argument: -1"},
+        {{100, 1000000000, 0, 10, -1}, "a pinned rate of 0 is not a positive argument: -1"},
+        {{100, 1000000000, 50, -10, -1}, "a negative rate is not a positive argument: -1"},
+        {{100, 1000000000, -50, 10, -1}, "a negative rate is not a positive argument: -1"},
+        {{100, 1000000000, -0.5, 10, -1}, "a negative rate is not a positive argument: -1"},
+        {{100, 1000000000, 50, -0.5, -1}, "a negative rate is not a positive argument: -1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_breakeven(&cases[i].c, cases[i].why);
+    /* Random cases, the answer n drawn first: pin_ms = saving * (n - 1 + f) with f in [0.05, 0.95], far from a
+     * whole number of transfers, so any correct formula gives n */
+    for (int i = 0; i < 8; i++) {
+        breakeven_case c;
+        c.bytes = (size_t)kit_rand_int(1, 1L << kit_rand_int(0, 36));
+        c.pinned = kit_rand_int(1, 100000) / 100.0;                 /* 0.01 to 1000 GB/s */
+        c.pageable = c.pinned * (double)kit_rand_int(10, 990) / 1000.0; /* 1% to 99% of it */
+        double saved = c.bytes * 1e-6 / c.pageable - c.bytes * 1e-6 / c.pinned;
+        c.want = kit_rand_int(1, 10000);
+        c.pin_ms = saved * ((double)c.want - 1 + (double)kit_rand_int(5, 95) / 100.0);
+        cr_assert(ceil(c.pin_ms / saved) == (double)c.want, "the grader's own random case is off; run it again");
+        char why[160];
+        snprintf(why, sizeof why, "drawn at random: each transfer saves %.10g ms, and %.10g / %.10g = %.4f transfers",
+                 saved, c.pin_ms, saved, c.pin_ms / saved);
+        expect_breakeven(&c, why);
     }
 }
 
 /* ===== Part B: each method gives pinned, intact data that copies at the pinned rate ===== */
 
-/* What a copy-rate measurement compares. */
+#define SMALL_MAX MIB /* the small sizes reach this */
+
+/* page_bytes - the host's page size in bytes, as getpagesize(2) reports it (always positive) */
+static size_t page_bytes(void)
+{
+    return (size_t)getpagesize();
+}
+
+/* method_name - the name of a lab_method, for messages */
+static const char *method_name(lab_method m)
+{
+    switch (m) {
+    case LAB_AT_ALLOC: return "LAB_AT_ALLOC";
+    case LAB_BY_COPY: return "LAB_BY_COPY";
+    case LAB_IN_PLACE: return "LAB_IN_PLACE";
+    case LAB_REGISTERED: return "LAB_REGISTERED";
+    }
+    return "no method";
+}
+
+/* expect_basics - b is what fn gave for bytes: data of that length, out->method naming the method, equal to
+ * want, page-locked from its first byte to its last, and not write-combined (the caller reads it) */
+static void expect_basics(const lab_pinned *b, size_t bytes, const void *want, lab_method method, const char *fn)
+{
+    char what[128];
+    cr_assert(b->data != NULL && b->bytes == bytes, "%s on %zu bytes gave data %p of %zu bytes", fn, bytes, b->data,
+              b->bytes);
+    cr_assert(b->method == method,
+              "%s on %zu bytes set out->method to %d (%s); it must name the method, %s (%d): lab_unpin chooses the "
+              "release by it",
+              fn, bytes, (int)b->method, method_name(b->method), method_name(method), (int)method);
+    snprintf(what, sizeof what, "%s, %zu bytes: the data", fn, bytes);
+    kit_expect_host_bytes(b->data, want, bytes, 0, what);
+    cr_assert(kit_is_pinned(b->data) && kit_is_pinned((const char *)b->data + bytes - 1),
+              "%s, %zu bytes: the data is not page-locked from its first to its last byte", fn, bytes);
+    kit_expect_not_write_combined(b->data, fn);
+}
+
+/* expect_device_writes - a copy from the GPU (dev, holding src's bytes) into b's data succeeds and lands: the
+ * caller gets ordinary pinned memory, which the GPU writes as well as reads */
+static void expect_device_writes(const lab_pinned *b, const void *dev, const void *src, size_t bytes, const char *fn)
+{
+    char what[160];
+    cudaError_t err = cudaMemcpy(b->data, dev, bytes, cudaMemcpyDeviceToHost);
+    cr_assert(err == cudaSuccess,
+              "%s, %zu bytes: a copy from the GPU into the buffer failed (%s): the caller gets ordinary pinned memory, "
+              "which the GPU must be able to write (was it registered read-only?)",
+              fn, bytes, cudaGetErrorString(err));
+    snprintf(what, sizeof what, "%s, %zu bytes: a copy from the GPU into the buffer (is the GPU allowed to write it?)",
+             fn, bytes);
+    kit_expect_host_bytes(b->data, src, bytes, 0, what);
+}
+
+/* What a copy-rate measurement compares: each copy into its own device buffer. */
 typedef struct {
-    void *yours, *kits, *dev;
+    void *yours, *kits, *dev_yours, *dev_kits;
     size_t bytes;
 } rate_ctx;
 
@@ -85,8 +218,8 @@ typedef struct {
 static void measure_rate(void *ctx, double *ratio, char *figures, size_t len)
 {
     rate_ctx *c = ctx;
-    xl_copy_job kit = {c->dev, c->kits, c->bytes, cudaMemcpyHostToDevice};
-    xl_copy_job you = {c->dev, c->yours, c->bytes, cudaMemcpyHostToDevice};
+    xl_copy_job kit = {c->dev_kits, c->kits, c->bytes, cudaMemcpyHostToDevice};
+    xl_copy_job you = {c->dev_yours, c->yours, c->bytes, cudaMemcpyHostToDevice};
     xl_timing tk, ty;
     xl_time_interleaved(xl_memcpy_work, &kit, xl_memcpy_work, &you, 0, 5, &tk, &ty);
     *ratio = tk.median_ms / ty.median_ms;
@@ -94,66 +227,175 @@ static void measure_rate(void *ctx, double *ratio, char *figures, size_t len)
              xl_gbps(c->bytes, ty.median_ms), xl_gbps(c->bytes, tk.median_ms), 100 * *ratio);
 }
 
-/* expect_good_buffer - b holds the data fill made from seed, is pinned end to end, and copies at >= 90% of
- * the kit's pinned rate */
-static void expect_good_buffer(const lab_pinned *b, size_t bytes, uint64_t seed, const char *fn)
+#define DEV_GUARD 64 /* poisoned bytes after the device copy of your buffer */
+
+/* expect_good_buffer - b holds the bytes fill made from seed (method named, pinned end to end, not
+ * write-combined) and copies at >= 90% of the kit's pinned rate; the bytes your timed copies delivered are
+ * checked afterwards by copying them back into your buffer, which also shows that the GPU can write it */
+static void expect_good_buffer(const lab_pinned *b, size_t bytes, uint64_t seed, lab_method method, const char *fn)
 {
-    cr_assert(b->data != NULL && b->bytes == bytes, "%s gave data %p of %zu bytes, asked %zu", fn, b->data, b->bytes,
-              bytes);
-    unsigned char *want = kit_host_alloc(bytes);
-    xl_fill_random(want, bytes, seed);
-    kit_expect_host_bytes(b->data, want, bytes, 0, fn);
-    free(want);
-    cr_assert(kit_is_pinned(b->data) && kit_is_pinned((const char *)b->data + bytes - 1),
-              "%s: the data is not page-locked from its first to its last byte", fn);
-    rate_ctx c = {b->data, kit_pinned_alloc(bytes), kit_dev_alloc(bytes), bytes};
-    char what[96];
-    snprintf(what, sizeof what, "%s: copy rate from your buffer (need >= %.0f%% of pinned)", fn, 100 * RATE_NEED);
+    rate_ctx c = {b->data, kit_pinned_alloc(bytes), kit_dev_alloc(bytes + DEV_GUARD), kit_dev_alloc(bytes), bytes};
+    xl_fill_random(c.kits, bytes, seed); /* the kit's buffer holds what yours must hold */
+    expect_basics(b, bytes, c.kits, method, fn);
+    char what[128];
+    snprintf(what, sizeof what, "%s, %zu bytes: copy rate from your buffer (need >= %.0f%% of pinned)", fn, bytes,
+             100 * RATE_NEED);
     xl_ratio_check(measure_rate, &c, RATE_NEED, 1, what);
+    /* what the timed copies delivered, brought back into your (poisoned) buffer */
+    xl_poison(b->data, bytes);
+    cudaError_t err = cudaMemcpy(b->data, c.dev_yours, bytes, cudaMemcpyDeviceToHost);
+    cr_assert(err == cudaSuccess,
+              "%s, %zu bytes: a copy from the GPU into the buffer failed (%s): the caller gets ordinary pinned memory, "
+              "which the GPU must be able to write (was it registered read-only?)",
+              fn, bytes, cudaGetErrorString(err));
+    snprintf(what, sizeof what, "%s, %zu bytes: the bytes your buffer sent in the timed copies, copied back into it",
+             fn, bytes);
+    kit_expect_host_bytes(b->data, c.kits, bytes, 0, what);
+    unsigned char guard[DEV_GUARD];
+    XL_CHECK(cudaMemcpy(guard, (char *)c.dev_yours + bytes, DEV_GUARD, cudaMemcpyDeviceToHost));
+    cr_assert(xl_check_poison(guard, DEV_GUARD, NULL) == 0,
+              "%s, %zu bytes: the timed copies from your buffer wrote past %zu bytes on the GPU", fn, bytes, bytes);
     XL_CHECK(cudaFreeHost(c.kits));
-    XL_CHECK(cudaFree(c.dev));
+    XL_CHECK(cudaFree(c.dev_yours));
+    XL_CHECK(cudaFree(c.dev_kits));
 }
 
-/* check_method - one method on 64 MiB + 5 bytes of fresh data, fill called once; released at the end */
-static void check_method(pin_fn pin, const char *fn)
+/* check_small - pin on 1 byte, one page, a page + 1, two pages and a random size up to 1 MiB, each on fresh
+ * data with fill called once: expect_basics, a copy from the GPU into it lands, and lab_unpin zeroes it and
+ * leaves nothing held */
+static void check_small(pin_fn pin, const char *fn, lab_method method)
 {
-    size_t bytes = 64 * MIB + 5;
-    fill_ctx f = {xl_fresh_seed(), 0};
+    size_t page = page_bytes();
+    size_t sizes[] = {1, page, page + 1, 2 * page, (size_t)kit_rand_int(2, SMALL_MAX)};
+    unsigned char *src = kit_host_alloc(SMALL_MAX), *want = kit_host_alloc(SMALL_MAX);
+    void *dev = kit_dev_alloc(SMALL_MAX);
+    xl_fill_random(src, SMALL_MAX, xl_fresh_seed());
+    XL_CHECK(cudaMemcpy(dev, src, SMALL_MAX, cudaMemcpyHostToDevice));
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        fill_ctx f = {xl_fresh_seed(), 0, 0};
+        lab_pinned b;
+        char what[128];
+        kit_held before = kit_held_now();
+        cr_assert(pin(n, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message above)", fn, n);
+        expect_one_fill(&f, n, fn);
+        xl_fill_random(want, n, f.seed);
+        expect_basics(&b, n, want, method, fn);
+        expect_device_writes(&b, dev, src, n, fn);
+        lab_unpin(&b);
+        cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released (%s, %zu bytes)",
+                  fn, n);
+        snprintf(what, sizeof what, "%s on %zu bytes and lab_unpin", fn, n);
+        kit_expect_released(before, what);
+    }
+    free(src);
+    free(want);
+    XL_CHECK(cudaFree(dev));
+}
+
+/* check_method - check_small, then the method on 64 MiB +- up to a page of fresh data (fill called once),
+ * expect_good_buffer, released at the end */
+static void check_method(pin_fn pin, const char *fn, lab_method method)
+{
+    check_small(pin, fn, method);
+    size_t bytes = (size_t)((long)(64 * MIB) + kit_rand_int(-(long)page_bytes(), (long)page_bytes()));
+    fill_ctx f = {xl_fresh_seed(), 0, 0};
     lab_pinned b;
-    xl_expect_ok(pin(bytes, fill_seeded, &f, &b), fn);
-    cr_assert(f.calls == 1, "%s called fill %d times; call it once", fn, f.calls);
-    expect_good_buffer(&b, bytes, f.seed, fn);
+    cr_assert(pin(bytes, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message above)", fn,
+              bytes);
+    expect_one_fill(&f, bytes, fn);
+    expect_good_buffer(&b, bytes, f.seed, method, fn);
     lab_unpin(&b);
     cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released");
 }
 
-XL_TEST(pin, at_alloc, 5, XL_GPU, "(a) lab_pin_at_alloc: the data intact, pinned, copied at the pinned rate", 30)
+XL_TEST(pin, at_alloc, 5, XL_GPU,
+        "(a) lab_pin_at_alloc, 1 byte to 64 MiB: the data intact, pinned, not write-combined, the GPU can write it, "
+        "LAB_AT_ALLOC, copied at the pinned rate",
+        30)
 {
-    check_method(lab_pin_at_alloc, "lab_pin_at_alloc");
+    check_method(lab_pin_at_alloc, "lab_pin_at_alloc", LAB_AT_ALLOC);
 }
 
-XL_TEST(pin, by_copy, 5, XL_GPU, "(b) lab_pin_by_copy: the data intact, pinned, copied at the pinned rate", 30)
+XL_TEST(pin, by_copy, 5, XL_GPU,
+        "(b) lab_pin_by_copy, 1 byte to 64 MiB: the data intact, pinned, not write-combined, the GPU can write it, "
+        "LAB_BY_COPY, copied at the pinned rate",
+        30)
 {
-    check_method(lab_pin_by_copy, "lab_pin_by_copy");
+    check_method(lab_pin_by_copy, "lab_pin_by_copy", LAB_BY_COPY);
 }
 
-XL_TEST(pin, in_place, 5, XL_GPU, "(c) lab_pin_in_place: the data intact, pinned, copied at the pinned rate", 30)
+XL_TEST(pin, in_place, 5, XL_GPU,
+        "(c) lab_pin_in_place, 1 byte to 64 MiB: the data intact, pinned, the GPU can write it, LAB_IN_PLACE, copied "
+        "at the pinned rate",
+        30)
 {
-    check_method(lab_pin_in_place, "lab_pin_in_place");
+    check_method(lab_pin_in_place, "lab_pin_in_place", LAB_IN_PLACE);
+}
+
+/* register_one - lab_register on the caller's [data, data + bytes) (data already filled from seed): the same
+ * pointer and length back, LAB_REGISTERED, pinned end to end; then the GPU writes into it (small) or the rate
+ * (large); lab_unpin leaves the memory pageable and nothing held */
+static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const void *dev, const void *src)
+{
+    char what[160];
+    lab_pinned b;
+    kit_held before = kit_held_now();
+    snprintf(what, sizeof what, "lab_register at page offset %zu", (size_t)((uintptr_t)data % page_bytes()));
+    cr_assert(lab_register(data, bytes, &b) == 0, "%s on %zu bytes returned an error (see its message above)", what,
+              bytes);
+    cr_assert(b.data == data, "%s on %zu bytes gave data %p, not the caller's %p: it pins the caller's memory in place",
+              what, bytes, b.data, (void *)data);
+    if (dev) {
+        unsigned char *want = kit_host_alloc(bytes);
+        xl_fill_random(want, bytes, seed);
+        expect_basics(&b, bytes, want, LAB_REGISTERED, what);
+        free(want);
+        expect_device_writes(&b, dev, src, bytes, what);
+    } else
+        expect_good_buffer(&b, bytes, seed, LAB_REGISTERED, what);
+    lab_unpin(&b);
+    cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released (%s, %zu bytes)",
+              what, bytes);
+    cr_assert(0 == kit_is_pinned(data), "after lab_unpin the caller's memory is still registered as pinned (%s, %zu "
+              "bytes)", what, bytes);
+    snprintf(what + strlen(what), sizeof what - strlen(what), " on %zu bytes and lab_unpin", bytes);
+    kit_expect_released(before, what);
 }
 
 XL_TEST(pin, register_unaligned, 5, XL_GPU,
-        "lab_register pins a caller's buffer that starts and ends mid-page; lab_unpin leaves it pageable", 30)
+        "lab_register pins a caller's buffer, 1 byte to 64 MiB, starting and ending mid-page or on page edges; "
+        "lab_unpin leaves it pageable",
+        30)
 {
-    size_t bytes = 64 * MIB + 5;
-    unsigned char *mem = kit_host_alloc(bytes + 8192), *data = mem + 4096 + 13;
+    size_t page = page_bytes();
+    /* small: 1 byte mid-page, one page from a page edge, 2 bytes across a page edge, a page + 1, random */
+    size_t offs[] = {13, 0, page - 1, 0, (size_t)kit_rand_int(0, (long)page - 1)};
+    size_t lens[] = {1, page, 2, page + 1, (size_t)kit_rand_int(1, SMALL_MAX)};
+    unsigned char *region = aligned_alloc(page, SMALL_MAX + 3 * page), *src = kit_host_alloc(SMALL_MAX);
+    cr_assert(region != NULL, "the grader could not allocate host memory");
+    void *dev = kit_dev_alloc(SMALL_MAX);
+    xl_fill_random(src, SMALL_MAX, xl_fresh_seed());
+    XL_CHECK(cudaMemcpy(dev, src, SMALL_MAX, cudaMemcpyHostToDevice));
+    for (int i = 0; i < 5; i++) {
+        uint64_t seed = xl_fresh_seed();
+        unsigned char *data = region + page + offs[i];
+        xl_fill_random(data, lens[i], seed);
+        register_one(data, lens[i], seed, dev, src);
+    }
+    free(region);
+    free(src);
+    XL_CHECK(cudaFree(dev));
+    /* large: 64 MiB + a random part of a page, from a random offset inside a page, at the pinned rate */
+    size_t bytes = 64 * MIB + kit_rand_int(1, (long)page - 1);
+    size_t off = (size_t)kit_rand_int(1, (long)page - 1);
+    if ((off + bytes) % page == 0)
+        bytes++; /* end mid-page too */
+    unsigned char *mem = aligned_alloc(page, (bytes + 3 * page) / page * page);
+    cr_assert(mem != NULL, "the grader could not allocate %zu bytes of host memory", bytes + 3 * page);
     uint64_t seed = xl_fresh_seed();
-    xl_fill_random(data, bytes, seed);
-    lab_pinned b;
-    xl_expect_ok(lab_register(data, bytes, &b), "lab_register");
-    expect_good_buffer(&b, bytes, seed, "lab_register");
-    lab_unpin(&b);
-    cr_assert(0 == kit_is_pinned(data), "after lab_unpin the caller's memory is still registered as pinned");
+    xl_fill_random(mem + page + off, bytes, seed);
+    register_one(mem + page + off, bytes, seed, NULL, NULL);
     free(mem);
 }
 
@@ -163,7 +405,7 @@ XL_TEST(pin, register_unaligned, 5, XL_GPU,
  * before it, as a multiple of the buffer, must lie in [lo, hi]; why says what the method needs. Notes the time. */
 static void expect_peak(pin_fn pin, const char *fn, double lo, double hi, const char *why)
 {
-    fill_ctx f = {xl_fresh_seed(), 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0};
     lab_pinned b;
     xl_mem before, after;
     XL_CHECK(cudaFree(0)); /* the CUDA context exists before the measurement */
@@ -201,57 +443,112 @@ XL_TEST(peak, in_place, 10, XL_GPU, "(c) pinned in place: peak about 1x the buff
 /* ===== Part D: releases and bad input ===== */
 
 XL_TEST(leaks, cycles, 10, XL_GPU,
-        "10 pin/unpin cycles of each way (after 2 warm-ups) leave pinned and resident memory where they started", 60)
+        "10 pin/unpin cycles of each way (after 2 warm-ups) leave pinned memory, resident memory and device "
+        "resources where they started",
+        60)
 {
     static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
     static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
-    size_t bytes = 16 * MIB + 3;
+    size_t bytes = 16 * MIB + (size_t)kit_rand_int(1, (long)page_bytes() - 1);
     XL_CHECK(cudaFree(0));
     for (int m = 0; m < 3; m++) {
-        xl_pinned p0 = xl_pinned_now();
+        kit_held h0 = kit_held_now();
+        xl_pinned p0 = h0.pinned;
         xl_mem r0, r1;
         for (int c = -2; c < CYCLES; c++) { /* two warm-up cycles: malloc keeps freed memory for reuse */
             if (c == 0)
                 cr_assert(xl_mem_read(&r0) == 0, "cannot read /proc/self/status");
-            fill_ctx f = {xl_fresh_seed(), 0};
+            fill_ctx f = {xl_fresh_seed(), 0, 0};
             lab_pinned b;
-            cr_assert(pins[m](bytes, fill_seeded, &f, &b) == 0, "%s failed in cycle %d of %d (see its message above)",
-                      names[m], c + 3, CYCLES + 2);
+            cr_assert(pins[m](bytes, fill_seeded, &f, &b) == 0,
+                      "%s on %zu bytes failed in cycle %d of %d (see its message above)", names[m], bytes, c + 3,
+                      CYCLES + 2);
             lab_unpin(&b);
         }
         xl_pinned p1 = xl_pinned_now();
         cr_assert(xl_mem_read(&r1) == 0, "cannot read /proc/self/status");
         cr_assert(p1.allocations == p0.allocations && p1.registrations == p0.registrations,
-                  "after %d cycles of %s and lab_unpin, %ld pinned allocations (%zu bytes) and %ld registrations "
-                  "(%zu bytes) more are held: lab_unpin did not release what the method pinned",
-                  CYCLES, names[m], p1.allocations - p0.allocations, p1.alloc_bytes - p0.alloc_bytes,
+                  "after %d cycles of %s on %zu bytes and lab_unpin, %ld pinned allocations (%zu bytes) and %ld "
+                  "registrations (%zu bytes) more are held: lab_unpin did not release what the method pinned",
+                  CYCLES + 2, names[m], bytes, p1.allocations - p0.allocations, p1.alloc_bytes - p0.alloc_bytes,
                   p1.registrations - p0.registrations, p1.reg_bytes - p0.reg_bytes);
+        char what[128];
+        snprintf(what, sizeof what, "%d cycles of %s on %zu bytes and lab_unpin", CYCLES + 2, names[m], bytes);
+        kit_expect_released(h0, what);
         double grew = (r1.rss_kib - r0.rss_kib) * 1024.0;
         cr_assert(grew < 0.5 * bytes,
-                  "after %d cycles of %s, resident memory grew by %ld KiB: something of each buffer is not freed",
-                  CYCLES, names[m], r1.rss_kib - r0.rss_kib);
+                  "after %d cycles of %s on %zu bytes, resident memory grew by %ld KiB: something of each buffer is "
+                  "not freed",
+                  CYCLES, names[m], bytes, r1.rss_kib - r0.rss_kib);
     }
 }
 
+/* expect_zeroed - *b is all zero bytes after a refused call (call names it) */
+static void expect_zeroed(const lab_pinned *b, const char *call)
+{
+    static const lab_pinned zero;
+    cr_assert(memcmp(b, &zero, sizeof zero) == 0,
+              "%s returned -1 but left *out not zeroed (data %p, bytes %zu, method %d, base %p): zero it on every "
+              "failure",
+              call, b->data, b->bytes, (int)b->method, b->base);
+}
+
+/* One method and size for pin_attempt_once. */
+typedef struct {
+    pin_fn pin;
+    size_t bytes;
+} pin_attempt;
+
+/* pin_attempt_once - kit_expect_create_failures' attempt: one pin of a->bytes, unpinned when it worked */
+static int pin_attempt_once(void *ctx)
+{
+    pin_attempt *a = ctx;
+    fill_ctx f = {xl_fresh_seed(), 0, 0};
+    lab_pinned b;
+    if (a->pin(a->bytes, fill_seeded, &f, &b) != 0)
+        return 1;
+    lab_unpin(&b);
+    return 0;
+}
+
 XL_TEST(bad, input, 10, XL_GPU,
-        "0 bytes, NULL, 1 PiB, and pages pinned twice give -1 with a message, nothing held, no CUDA error", 30)
+        "0 bytes, NULL, 1 PiB, pages pinned twice, and pinning that runs out of memory give -1 with a message, out "
+        "zeroed, nothing held (the malloc'd buffer of a method freed too), no CUDA error",
+        30)
 {
     static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
     static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
-    fill_ctx f = {1, 0};
+    fill_ctx f = {1, 0, 0};
     lab_pinned b;
+    char call[96];
     XL_CHECK(cudaFree(0));
-    xl_pinned p0 = xl_pinned_now();
+    kit_held h0 = kit_held_now();
+    xl_pinned p0 = h0.pinned;
     for (int m = 0; m < 3; m++) {
+        memset(&b, 0x5A, sizeof b);
         cr_assert(pins[m](0, fill_seeded, &f, &b) == -1, "%s(0 bytes) must return -1", names[m]);
+        snprintf(call, sizeof call, "%s(0 bytes)", names[m]);
+        expect_zeroed(&b, call);
+        memset(&b, 0x5A, sizeof b);
         cr_assert(pins[m](4096, NULL, &f, &b) == -1, "%s with fill == NULL must return -1", names[m]);
+        snprintf(call, sizeof call, "%s with fill == NULL", names[m]);
+        expect_zeroed(&b, call);
         cr_assert(pins[m](4096, fill_seeded, &f, NULL) == -1, "%s with out == NULL must return -1", names[m]);
+        memset(&b, 0x5A, sizeof b);
         cr_assert(pins[m]((size_t)1 << 50, fill_seeded, &f, &b) == -1, "%s(1 PiB) must return -1", names[m]);
-        cr_assert(b.data == NULL, "%s(1 PiB) failed but left data in *out", names[m]);
+        snprintf(call, sizeof call, "%s(1 PiB)", names[m]);
+        expect_zeroed(&b, call);
         cr_assert(cudaGetLastError() == cudaSuccess, "%s(1 PiB) left a CUDA error pending", names[m]);
     }
-    cr_assert(lab_register(NULL, 4096, &b) == -1, "lab_register(NULL, ...) must return -1");
     unsigned char *mem = kit_host_alloc(3 * 4096);
+    memset(&b, 0x5A, sizeof b);
+    cr_assert(lab_register(NULL, 4096, &b) == -1, "lab_register(NULL, ...) must return -1");
+    expect_zeroed(&b, "lab_register(NULL, ...)");
+    memset(&b, 0x5A, sizeof b);
+    cr_assert(lab_register(mem + 4096, 0, &b) == -1, "lab_register(data, 0 bytes, ...) must return -1");
+    expect_zeroed(&b, "lab_register(data, 0 bytes, ...)");
+    cr_assert(lab_register(mem + 4096, 100, NULL) == -1, "lab_register with out == NULL must return -1");
+    cr_assert(0 == kit_is_pinned(mem + 4096), "a refused lab_register left the caller's memory pinned");
     lab_pinned first, second;
     xl_expect_ok(lab_register(mem + 4096, 100, &first), "lab_register");
     cr_assert(lab_register(mem + 4096 + 10, 50, &second) == -1,
@@ -267,6 +564,12 @@ XL_TEST(bad, input, 10, XL_GPU,
     cr_assert(p1.allocations == p0.allocations && p1.registrations == p0.registrations,
               "bad input left %ld pinned allocations and %ld registrations held", p1.allocations - p0.allocations,
               p1.registrations - p0.registrations);
+    kit_expect_released(h0, "every refused call above");
     cr_assert(f.calls == 0, "fill was called %d times on bad input; check the arguments and the allocation first",
               f.calls);
+    for (int m = 0; m < 3; m++) { /* pinning that fails (out of memory): -1, and the malloc'd buffer freed too */
+        pin_attempt a = {pins[m], 8 * MIB + (size_t)kit_rand_int(1, (long)MIB)};
+        snprintf(call, sizeof call, "%s(%zu bytes)", names[m], a.bytes);
+        kit_expect_create_failures(pin_attempt_once, &a, call);
+    }
 }

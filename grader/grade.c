@@ -131,6 +131,7 @@ typedef struct {
     char desc[256];     /* Criterion description */
     int score, max;     /* points earned, points possible */
     char status[16];    /* "passed", "failed", "skipped" */
+    double seconds;     /* how long the test's process ran, as Criterion measured it */
     char visibility[32];
     char output[4096];  /* why it failed or was skipped, and the test's notes */
 } scored;
@@ -177,6 +178,7 @@ static void score_test(struct criterion_test_stats *st)
     snprintf(r->desc, sizeof r->desc, "%s", d && d->description ? d->description : "");
     snprintf(r->visibility, sizeof r->visibility, "%s", m && m->visibility ? m->visibility : "visible");
     r->max = m ? m->points : 0;
+    r->seconds = st->elapsed_time;
     int have_token = token_path(token, sizeof token, r->name, "done") == 0 && access(token, F_OK) == 0;
 
     if (st->test_status == CR_STATUS_SKIPPED) {
@@ -286,9 +288,10 @@ static int write_results(const char *dir, int score, int max)
     snprintf(path, sizeof path, "%s/points.tsv", dir);
     if (!(f = fopen(path, "w")))
         return -1;
-    fprintf(f, "test\tscore\tmax\tstatus\n");
+    fprintf(f, "test\tscore\tmax\tstatus\tseconds\n");
     for (int i = 0; i < nresults; i++)
-        fprintf(f, "%s\t%d\t%d\t%s\n", results[i].name, results[i].score, results[i].max, results[i].status);
+        fprintf(f, "%s\t%d\t%d\t%s\t%.2f\n", results[i].name, results[i].score, results[i].max, results[i].status,
+                results[i].seconds);
     return fclose(f) == 0 ? 0 : -1;
 }
 

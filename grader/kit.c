@@ -1,6 +1,7 @@
 /* kit.c - the kit's reference measurements and byte checks for graders (see kit.h). */
 #include "kit.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/delay.h"
+#include "common/faults.h"
 #include "common/timing.h"
 #include "grade.h"
 
@@ -87,14 +89,11 @@ const size_t kit_n_awkward = sizeof kit_awkward_sizes / sizeof kit_awkward_sizes
 
 double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns)
 {
-    cudaStream_t other;
-    XL_CHECK(cudaStreamCreate(&other)); /* blocking: the legacy default stream waits for it too */
-    xl_delay(other, busy_ns);
+    xl_delay(cudaStreamLegacy, busy_ns); /* blocking streams (cudaStreamCreate's) wait for it too */
     double t0 = xl_now_ms();
     call(ctx);
     double ms = xl_now_ms() - t0;
     XL_CHECK(cudaDeviceSynchronize());
-    XL_CHECK(cudaStreamDestroy(other));
     return ms;
 }
 
@@ -122,9 +121,16 @@ long kit_rand_int(long lo, long hi)
     return hi <= lo ? lo : lo + (long)(r % (uint64_t)(hi - lo + 1));
 }
 
+/* heap_now - host heap bytes in use: the main arena's chunks and the blocks malloc mapped on their own */
+static size_t heap_now(void)
+{
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
 kit_held kit_held_now(void)
 {
-    kit_held h = {xl_pinned_now(), xl_resources_now()};
+    kit_held h = {xl_pinned_now(), xl_resources_now(), heap_now()};
     return h;
 }
 
@@ -145,9 +151,38 @@ void kit_expect_released(kit_held before, const char *what)
         now.res.dev_allocations - before.res.dev_allocations, now.res.dev_bytes - before.res.dev_bytes)
     ADD(now.res.streams > before.res.streams, "%s%ld streams", used ? ", " : "", now.res.streams - before.res.streams)
     ADD(now.res.events > before.res.events, "%s%ld events", used ? ", " : "", now.res.events - before.res.events)
+    ADD(now.heap > before.heap + KIT_HEAP_SLACK, "%s%zu KiB of host memory (malloc'd and never freed)",
+        used ? ", " : "", (now.heap - before.heap) >> 10)
 #undef ADD
     cr_assert(used == 0, "after %s, still held: %s. Release everything a call made before it returns, or in the "
               "matching destroy/free", what, grew);
+}
+
+long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
+{
+    char w[320];
+    for (long k = 0;; k++) {
+        kit_held before = kit_held_now();
+        xl_fail_create_after(k);
+        int failed = attempt(ctx);
+        int fired = xl_fault_fired();
+        xl_fail_create_after(-1);
+        if (!fired) {
+            cr_assert(failed == 0, "%s failed although all its %ld creates succeeded (see its message above)", what, k);
+            return k;
+        }
+        cudaError_t left = cudaGetLastError();
+        cr_assert(failed,
+                  "%s: its create number %ld (an allocation, a stream or an event) failed as out of memory, yet it "
+                  "reported success: check the result of every CUDA call that creates something",
+                  what, k + 1);
+        cr_assert(left == cudaSuccess,
+                  "%s: after its create number %ld failed, it left %s for the next cudaGetLastError to find: where "
+                  "you handle a failed call, clear its error (cudaGetLastError)",
+                  what, k + 1, cudaGetErrorName(left));
+        snprintf(w, sizeof w, "%s, which failed when its create number %ld could not be made", what, k + 1);
+        kit_expect_released(before, w);
+    }
 }
 
 void kit_expect_not_write_combined(const void *p, const char *name)

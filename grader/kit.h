@@ -48,9 +48,10 @@ void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void 
 extern const size_t kit_awkward_sizes[];
 extern const size_t kit_n_awkward;
 
-/* kit_ms_beside_busy - runs call(ctx) while an unrelated busy_ns kernel runs on another (blocking) stream
+/* kit_ms_beside_busy - runs call(ctx) while an unrelated busy_ns kernel runs on the legacy default stream
  * and returns how long call took in ms; waits for the device afterwards. A call that waits for the whole
- * device, or for the legacy default stream, takes at least busy_ns. */
+ * device, for the legacy default stream, or queues its work on a blocking stream (cudaStreamCreate's, which
+ * waits for the legacy stream) takes at least busy_ns. */
 double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns);
 
 /* kit_expect_host_bytes - the same for host memory */
@@ -66,15 +67,28 @@ long kit_rand_int(long lo, long hi);
 typedef struct {
     xl_pinned pinned;   /* pinned allocations and registrations (common/pincount) */
     xl_resources res;   /* device buffers, streams, events (common/rescount) */
+    size_t heap;        /* host memory from malloc in use (mallinfo2: this thread's arena and large blocks) */
 } kit_held;
+
+/* A call may leave this much more host heap in use (the CUDA runtime's own lazy setup); a host buffer of a
+ * test's size that was never freed is larger. */
+#define KIT_HEAP_SLACK ((size_t)4 << 20)
 
 /* kit_held_now - the counts now */
 kit_held kit_held_now(void);
 
 /* kit_expect_released - fails unless nothing more is held now than at before: every pinned buffer,
- * registration, device buffer, stream and event made since was released; what names the calls made since
- * (e.g. "lab_pool_create, two lab_pool_get and lab_pool_destroy") */
+ * registration, device buffer, stream and event made since was released, and the host heap grew by at most
+ * KIT_HEAP_SLACK; what names the calls made since (e.g. "lab_pool_create, two lab_pool_get and lab_pool_destroy") */
 void kit_expect_released(kit_held before, const char *what);
+
+/* kit_expect_create_failures - the failure paths of a create, every one: attempt(ctx) is called with its first
+ * create (a device or pinned allocation, a stream, an event) failing as out of memory, then its second, and so on,
+ * until it makes all its creates without a failure. attempt returns 1 when the call under test reported the
+ * failure (NULL, -1), 0 when it succeeded (it then releases what it got). Each failed attempt must report the
+ * failure, hold nothing afterwards and leave no CUDA error for the next check to find; the full attempt must
+ * succeed. what names the call. Returns how many creates the full attempt made. */
+long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what);
 
 /* kit_expect_not_write_combined - fails when the page-locked p was allocated write-combined
  * (cudaHostAllocWriteCombined): the host reads such memory many times slower than ordinary memory; name is

@@ -45,6 +45,23 @@ class Fail(Exception):
 
 # ===== Manifests, equivalents, the sample =====
 
+def read_ids(path):
+    """the (slug, id) pairs listed in path, one "NN-slug ID" per line (# comments and empty lines skipped)"""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        raise Fail('cannot read --ids %s: %s' % (path, e.strerror))
+    pairs = set()
+    for n, ln in enumerate(lines, 1):
+        f = ln.split('#', 1)[0].split()
+        if not f:
+            continue
+        if len(f) != 2:
+            raise Fail('%s:%d: need "NN-slug ID", got %r' % (path, n, ln))
+        pairs.add((f[0], f[1]))
+    return pairs
+
+
 def manifest_labs(out, want):
     """the slugs with a manifest in out, limited to want ('1', '01' or '01-pageable-copy'; all when empty)"""
     have = sorted(d for d in os.listdir(out) if os.path.isfile(os.path.join(out, d, 'manifest.tsv'))) \
@@ -304,6 +321,8 @@ def main():
     ap.add_argument('--sample', type=int, default=0, help='grade a fixed sample of N mutants per lab')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2, help='parallel compiles (default: every core)')
     ap.add_argument('--out', default='build/mutate', help='where the manifests are and the report goes')
+    ap.add_argument('--ids', help='grade only these mutants: a file of lines "NN-slug ID" (e.g. the survivors of a '
+                    'report, after the tests changed)')
     ap.add_argument('--report-dir', help='where report.txt and report.csv go instead of OUT (make test)')
     ap.add_argument('--check-equivalent', action='store_true', help='only check the equivalent.txt files')
     ap.add_argument('--equivalent-dir', default=os.path.join(ROOT, 'grader', 'mutants'), help=argparse.SUPPRESS)
@@ -314,11 +333,14 @@ def main():
     labs = manifest_labs(out, a.labs)
     if a.check_equivalent:
         return check_equivalent(out, labs, a.equivalent_dir)
+    want = read_ids(a.ids) if a.ids else None
     gpu = gpu_check()
     todo, equivalent, problems = {}, {}, []
     for slug in labs:
         mutants = load_manifest(out, slug)
         todo[slug] = sample(mutants, a.sample, slug) if a.sample else mutants
+        if want is not None:
+            todo[slug] = [m for m in todo[slug] if (slug, m['id']) in want]
         path, entries, bad = load_equivalent(a.equivalent_dir, slug)
         equivalent[slug], more = match_equivalent(mutants, entries, path)
         problems += bad + more

@@ -187,7 +187,8 @@ else
     ok "slurm: $(tail -1 "$LOG/slurm-start.log")"
     small=$cls/small
     mkdir -p "$small"
-    cp -r "$subs/ref01" "$subs/skel_01.cu" "$subs/broken_01.cu" "$subs/mut-fit-unweighted-lab01.cu" "$small/"
+    m01=$(class_mutants 01-pageable-copy | head -n 1)
+    cp -r "$subs/ref01" "$subs/skel_01.cu" "$subs/broken_01.cu" "$subs/mut-$(basename "$m01" .cu)-lab01.cu" "$small/"
     # slurmrun NAME ARGS... - the class of $small graded through sbatch into $cls/sl-out
     slurmrun() {
         local name=$1; shift

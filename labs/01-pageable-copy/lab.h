@@ -81,7 +81,8 @@ int lab_write_csv(const char *path, const lab_point *h2d, const lab_point *d2h, 
 /* lab_fit - fits T(n) = L + n/B to the points (bytes, t.median_ms), minimizing the sum of
  * squared relative errors ((L + bytes/B - T) / T)^2, so that small sizes weigh as much as
  * large ones. Sets *latency_us (L in microseconds) and *bandwidth_gbps (B in GB/s).
- * Returns 0, or -1 when n < 2, a time is not positive, or the fitted B is not positive. */
+ * Returns 0, or -1 when n < 2, a time is not positive, or the fitted 1/B is not positive (times
+ * that stay flat or fall as the size grows: no finite positive B fits). */
 int lab_fit(const lab_point *pts, int n, double *latency_us, double *bandwidth_gbps);
 
 #ifdef __cplusplus

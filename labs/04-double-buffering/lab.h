@@ -52,8 +52,8 @@ lab_pipe *lab_pipe_create(size_t max_items, int depth);
 /* lab_pipe_run - runs every batch of job through the stages, overlapped; returns once every result
  * is in job->results and no copy or kernel of this job is still running (the caller may read and
  * reuse everything). Waits for this pipe's work only: other streams may be busy. A pipe runs any
- * number of jobs, each with up to max_items items. 0, or -1 on bad arguments (NULL, items > max_items,
- * negative batches). */
+ * number of jobs, each with up to max_items items. 0, or -1 on bad arguments (p, job, a callback or results
+ * NULL, items 0 or > max_items, negative batches), before any work. */
 int lab_pipe_run(lab_pipe *p, const lab_job *job);
 
 /* lab_pipe_destroy - releases everything lab_pipe_create allocated (buffers, streams, events), also right

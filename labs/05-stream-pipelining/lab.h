@@ -26,14 +26,15 @@ typedef struct {
 /* The order in which lab_pipeline_run issues the work (see the handout). */
 typedef enum {
     LAB_DEPTH_FIRST = 0,  /* chunk by chunk: copy in, kernel, copy out of chunk c, then chunk c+1 */
-    LAB_BREADTH_FIRST = 1 /* stage by stage over a round of chunks: every copy in, then every kernel, then every copy out */
+    LAB_BREADTH_FIRST = 1 /* stage by stage over a round of `streams` chunks (the last round may hold fewer): every
+                           * copy in of the round, then every kernel, then every copy out; then the next round */
 } lab_order;
 
 /* Your pipeline's state: streams, device buffers. Define struct lab_pipeline in lab.cu. */
 typedef struct lab_pipeline lab_pipeline;
 
-/* lab_host_alloc - host memory for the array in and out, which your copies can overlap with; NULL on
- * failure. Release with lab_host_free (NULL does nothing). */
+/* lab_host_alloc - host memory for the array in and out, which your copies can overlap with and the host reads
+ * at full speed (the caller reads out); NULL on failure. Release with lab_host_free (NULL does nothing). */
 void *lab_host_alloc(size_t bytes);
 void lab_host_free(void *p);
 
@@ -43,9 +44,10 @@ void lab_host_free(void *p);
 lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams);
 
 /* lab_pipeline_run - out[i] = f(in[i]) for items words: chunk c is words [c * chunk_items, ...) (the last
- * may be shorter), on stream c mod streams, issued in order; every copy and kernel on the pipeline's own
- * streams. Returns once out holds every result, having waited for this pipeline's streams only. 0, or
- * -1 on bad arguments (NULL, an unknown order). */
+ * may be shorter; ceil(items / chunk_items) chunks), one copy in, one k->launch (with k->ctx) and one copy out,
+ * on stream c mod streams, issued in the order asked; every copy and kernel on the pipeline's own streams.
+ * Returns once out holds every result, having waited for this pipeline's streams only. 0, or -1 on bad
+ * arguments (NULL, an unknown order). */
 int lab_pipeline_run(lab_pipeline *p, const uint32_t *in, uint32_t *out, size_t items, lab_order order,
                      const lab_kernel *k);
 

@@ -12,16 +12,10 @@
 
 /* ===== The kernel ===== */
 
-/* transform - f(x): a mix of shifts and a multiply, exact in 32 bits */
-static __host__ __device__ __forceinline__ uint32_t transform(uint32_t x)
-{
-    x ^= x >> 15;
-    return x * 2654435761u + 0x9E3779B9u;
-}
-
+/* f(x) is wl_transform (workload.h): a mix of shifts and a multiply, exact in 32 bits */
 uint32_t wl_expected(uint32_t x)
 {
-    return transform(x);
+    return wl_transform(x);
 }
 
 /* chunk_kernel - after spin_ns of work, out[i] = f(in[i]); one block per multiprocessor */
@@ -29,7 +23,7 @@ static __global__ void chunk_kernel(const uint32_t *in, uint32_t *out, size_t n,
 {
     xl_block_spin_ns(spin_ns);
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        out[i] = transform(in[i]);
+        out[i] = wl_transform(in[i]);
 }
 
 /* launch - lab_kernel.launch for the kit's kernel */
@@ -107,19 +101,43 @@ static double elapsed(cudaEvent_t a, cudaEvent_t b)
     return ms;
 }
 
-void wl_measure(size_t items, size_t chunk_items, const lab_kernel *k, int reps, wl_link *out)
+void wl_bufs_alloc(wl_bufs *b, size_t items)
 {
     size_t bytes = items * sizeof(uint32_t);
-    uint32_t *hin, *hout, *din, *dout;
+    b->items = items;
+    XL_CHECK(cudaMallocHost(&b->hin, bytes));
+    XL_CHECK(cudaMallocHost(&b->hout, bytes));
+    XL_CHECK(cudaMalloc(&b->din, bytes));
+    XL_CHECK(cudaMalloc(&b->dout, bytes));
+}
+
+void wl_bufs_free(wl_bufs *b)
+{
+    XL_CHECK(cudaFree(b->din));
+    XL_CHECK(cudaFree(b->dout));
+    XL_CHECK(cudaFreeHost(b->hin));
+    XL_CHECK(cudaFreeHost(b->hout));
+}
+
+void wl_measure(size_t items, size_t chunk_items, const lab_kernel *k, int reps, wl_link *out)
+{
+    wl_bufs b;
+    wl_bufs_alloc(&b, items);
+    wl_measure_on(&b, items, chunk_items, k, reps, out);
+    wl_bufs_free(&b);
+}
+
+void wl_measure_on(const wl_bufs *b, size_t items, size_t chunk_items, const lab_kernel *k, int reps, wl_link *out)
+{
+    size_t bytes = items * sizeof(uint32_t);
+    uint32_t *hin = b->hin, *hout = b->hout, *din = b->din, *dout = b->dout;
     cudaStream_t s1, s2;
     cudaEvent_t e[4];
     double h[16], d[16], x[16], kc[16];
+    if (items > b->items)
+        xl_fail("wl_measure_on: buffers of %zu words for %zu", b->items, items);
     if (reps > 16)
         reps = 16;
-    XL_CHECK(cudaMallocHost(&hin, bytes));
-    XL_CHECK(cudaMallocHost(&hout, bytes));
-    XL_CHECK(cudaMalloc(&din, bytes));
-    XL_CHECK(cudaMalloc(&dout, bytes));
     XL_CHECK(cudaMemset(dout, 0, bytes));
     XL_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     XL_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
@@ -161,10 +179,6 @@ void wl_measure(size_t items, size_t chunk_items, const lab_kernel *k, int reps,
         XL_CHECK(cudaEventDestroy(e[i]));
     XL_CHECK(cudaStreamDestroy(s1));
     XL_CHECK(cudaStreamDestroy(s2));
-    XL_CHECK(cudaFree(din));
-    XL_CHECK(cudaFree(dout));
-    XL_CHECK(cudaFreeHost(hin));
-    XL_CHECK(cudaFreeHost(hout));
 }
 
 double wl_ideal_ms(const wl_link *l, size_t items, size_t chunk_items)
@@ -178,9 +192,17 @@ double wl_ideal_ms(const wl_link *l, size_t items, size_t chunk_items)
 
 void wl_calibrate(wl_kernel_ctx *c, size_t items, double share)
 {
+    wl_bufs b;
+    wl_bufs_alloc(&b, items);
+    wl_calibrate_on(c, &b, items, share);
+    wl_bufs_free(&b);
+}
+
+void wl_calibrate_on(wl_kernel_ctx *c, const wl_bufs *b, size_t items, double share)
+{
     wl_link l; /* the copy in of the whole array, measured here, sets the kernels' total */
     lab_kernel k = wl_kernel(c);
     c->ns_per_item = 0;
-    wl_measure(items, items, &k, 2, &l);
+    wl_measure_on(b, items, items, &k, 2, &l);
     c->ns_per_item = share * (items * sizeof(uint32_t) * 1e-6 / l.h2d_gbps) * 1e6 / (double)items;
 }

@@ -29,6 +29,17 @@ lab_kernel wl_kernel(wl_kernel_ctx *c);
 /* wl_expected - the right output word for input word x */
 uint32_t wl_expected(uint32_t x);
 
+/* wl_transform - the same f(x), inline: the kernel's own, and a fast check of many words on the host */
+#ifdef __CUDACC__
+static __host__ __device__ __forceinline__ uint32_t wl_transform(uint32_t x)
+#else
+static inline uint32_t wl_transform(uint32_t x)
+#endif
+{
+    x ^= x >> 15;
+    return x * 2654435761u + 0x9E3779B9u;
+}
+
 /* The sequential baseline: the whole array in, one kernel, the whole array out, on one stream. */
 typedef struct base_pipe base_pipe;
 base_pipe *base_create(size_t items);                                          /* NULL when out of memory */
@@ -46,12 +57,31 @@ typedef struct {
  * reps, after a warm-up); uses its own pinned buffers. Fails through xl_fail. */
 void wl_measure(size_t items, size_t chunk_items, const lab_kernel *k, int reps, wl_link *out);
 
+/* The kit's own buffers for measuring the link: pinned host memory and device memory, items words each. */
+typedef struct {
+    uint32_t *hin, *hout; /* pinned (cudaMallocHost) */
+    uint32_t *din, *dout; /* device */
+    size_t items;
+} wl_bufs;
+
+/* wl_bufs_alloc - allocates b for arrays of items words; wl_bufs_free releases them. Fail through xl_fail. */
+void wl_bufs_alloc(wl_bufs *b, size_t items);
+void wl_bufs_free(wl_bufs *b);
+
+/* wl_measure_on - wl_measure on the caller's buffers (b->items >= items), so that measuring again allocates
+ * nothing */
+void wl_measure_on(const wl_bufs *b, size_t items, size_t chunk_items, const lab_kernel *k, int reps, wl_link *out);
+
 /* wl_ideal_ms - the shortest time for items words in chunks: the busiest of the link (each direction
  * alone, and both together at the duplex rate) and the kernels, plus one chunk through the other stages */
 double wl_ideal_ms(const wl_link *l, size_t items, size_t chunk_items);
 
-/* wl_calibrate - sets c's work so that the kernels of the whole array take `share` of its copy in */
+/* wl_calibrate - sets c's work so that the kernels of the whole array take `share` of its copy in. The work per
+ * word follows from the copy-in rate of an array of items words alone. */
 void wl_calibrate(wl_kernel_ctx *c, size_t items, double share);
+
+/* wl_calibrate_on - wl_calibrate on the caller's buffers (b->items >= items) */
+void wl_calibrate_on(wl_kernel_ctx *c, const wl_bufs *b, size_t items, double share);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,8 @@
 extern "C" {
 #endif
 
-/* Writes bytes of data into buf (the caller's producer). Call it once, on the buffer named in each method. */
+/* Writes bytes of data into buf (the caller's producer). Call it once, for exactly the data's bytes, on the
+ * buffer named in each method. */
 typedef void (*lab_fill_fn)(void *buf, size_t bytes, void *ctx);
 
 /* Which method made a pinned buffer. */
@@ -22,9 +23,10 @@ typedef enum { LAB_AT_ALLOC = 1, LAB_BY_COPY = 2, LAB_IN_PLACE = 3, LAB_REGISTER
 
 /* A buffer of pinned data: data and bytes for the caller; the rest is yours, for lab_unpin. */
 typedef struct {
-    void *data;        /* the data, bytes long, in page-locked memory */
+    void *data;        /* the data, bytes long, in ordinary page-locked memory: the host reads it at full speed
+                        * (not write-combined) and the GPU may copy into it */
     size_t bytes;
-    lab_method method;
+    lab_method method; /* the method that made it, which lab_unpin releases by */
     void *base;        /* yours: what to release (it may differ from data) */
     size_t base_bytes; /* yours */
 } lab_pinned;

@@ -66,7 +66,7 @@ extern "C" lab_pipe *lab_pipe_create(size_t max_items, int depth)
 
 extern "C" int lab_pipe_run(lab_pipe *p, const lab_job *j)
 {
-    if (!p || !j || !j->produce || !j->compute || (!j->results && j->batches > 0) || j->batches < 0 ||
+    if (!p || !j || !j->produce || !j->compute || !j->results || j->batches < 0 ||
         j->items == 0 || j->items > p->max_items) {
         fprintf(stderr, "lab_pipe_run: bad arguments\n");
         return -1;

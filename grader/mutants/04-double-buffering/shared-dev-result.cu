@@ -11,7 +11,7 @@
 
 extern "C" int lab_pipe_run(lab_pipe *p, const lab_job *j)
 {
-    if (!p || !j || !j->produce || !j->compute || (!j->results && j->batches > 0) || j->batches < 0 ||
+    if (!p || !j || !j->produce || !j->compute || !j->results || j->batches < 0 ||
         j->items == 0 || j->items > p->max_items)
         return -1;
     lab_result *shared = p->dev_result[0]; /* the mistake: every slot's kernel writes here */
