@@ -67,6 +67,7 @@ GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o
 UNIT_TESTS := $(patsubst common/test/%.c,$(B)/bin/unit-%,$(wildcard common/test/*.c))
 SELFTEST := $(B)/bin/grade-selftest
 PROBE := $(B)/bin/gpu-probe
+LOADGEN := $(B)/bin/loadgen
 
 # ===== Pattern rules =====
 $(B)/obj/%.o: %.c
@@ -124,6 +125,10 @@ $(PROBE): $(B)/obj/grader/gpu-probe.o $(LIBXL)
 	@mkdir -p $(dir $@)
 	$(LINK) $(WRAP) $(LDLIBS)
 
+$(LOADGEN): $(B)/obj/grader/load/loadgen.o $(LIBXL)
+	@mkdir -p $(dir $@)
+	$(LINK) $(WRAP) $(LDLIBS)
+
 # ===== Targets =====
 .PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs help clean mutate-gen mutate
 
@@ -132,7 +137,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 all: deps
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) build
 
-build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE)
+build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE) $(LOADGEN)
 	@:
 
 deps:
@@ -187,10 +192,10 @@ class: all
 	 $(if $(wildcard grader/scripts/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
 	 python3 grader/scripts/class.py "$(SUBS)" $(ARGS)
 
-# make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N
+# make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N; LOAD grades beside the kit's load generator
 stability: all
 	@$(if $(LAB),,echo "make stability: say which lab, e.g. make stability LAB=01 N=50"; exit 2;) \
-	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES)) $(if $(filter-out 0,$(RESUME)),--resume)
+	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES)) $(if $(filter-out 0,$(RESUME)),--resume) $(if $(LOAD),--load $(LOAD))
 
 # make classroom LAB=NN: a GitHub Classroom workflow for the lab, for a self-hosted GPU runner
 classroom: all

@@ -38,8 +38,14 @@ void xl_time_gpu(xl_work_fn work, void *ctx, cudaStream_t stream, int warmup, in
 void xl_memcpy_work(cudaStream_t stream, void *ctx)
 {
     xl_copy_job *c = ctx;
-    (void)stream;
     XL_CHECK(cudaMemcpy(c->dst, c->src, c->bytes, c->kind));
+    if (stream != 0 && stream != cudaStreamLegacy) { /* the timer's stop event goes on stream: it must wait too */
+        cudaEvent_t done;
+        XL_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+        XL_CHECK(cudaEventRecord(done, cudaStreamLegacy));
+        XL_CHECK(cudaStreamWaitEvent(stream, done, 0));
+        XL_CHECK(cudaEventDestroy(done));
+    }
 }
 
 void xl_memcpy_async_work(cudaStream_t stream, void *ctx)

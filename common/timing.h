@@ -29,7 +29,8 @@ typedef struct {
     enum cudaMemcpyKind kind;
 } xl_copy_job;
 
-/* xl_memcpy_work - xl_work_fn: cudaMemcpy of *(xl_copy_job *)ctx (legacy default stream; stream unused) */
+/* xl_memcpy_work - xl_work_fn: cudaMemcpy of *(xl_copy_job *)ctx, on the legacy default stream; work queued on
+ * stream afterwards (a timer's stop event) waits for the copy, which cudaMemcpy may leave running on return */
 void xl_memcpy_work(cudaStream_t stream, void *ctx);
 
 /* xl_memcpy_async_work - xl_work_fn: cudaMemcpyAsync of *(xl_copy_job *)ctx on stream (not waited for) */

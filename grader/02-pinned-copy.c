@@ -19,6 +19,7 @@
 #include "common/check.h"
 #include "common/copylog.h"
 #include "common/delay.h"
+#include "common/devmem.h"
 #include "common/memacct.h"
 #include "common/timing.h"
 #include "grader/grade.h"
@@ -107,7 +108,7 @@ XL_TEST(alloc, pinned, 5, XL_GPU,
     unsigned char *want = random_host(n);
     void *dev = kit_dev_alloc(n);
     cudaStream_t s = kit_stream();
-    XL_CHECK(cudaMemcpy(dev, want, n, cudaMemcpyHostToDevice));
+    xl_dev_upload(dev, want, n);
     kit_held before = kit_held_now();
     unsigned char *p = lab_pinned_alloc(n);
     cr_assert(p != NULL, "lab_pinned_alloc(%zu) returned NULL", n);
@@ -158,8 +159,8 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
         kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n);
     } else {
         real = kit_dev_alloc(n);
-        XL_CHECK(cudaMemcpy(real, want, n, cudaMemcpyHostToDevice));
-        XL_CHECK(cudaMemset(dev, STALE_BYTE, n));
+        xl_dev_upload(real, want, n);
+        xl_dev_fill(dev, STALE_BYTE, n);
         XL_CHECK(cudaDeviceSynchronize()); /* the setup done, on every stream, before anything is queued on s */
         kit_queue_busy_copy(s, DELAY_NS, dev, real, n); /* the source holds the data only after the work on s */
     }
@@ -274,7 +275,7 @@ static void measure_pinned(void *ctx, double *ratio, char *figures, size_t len)
     speed_ctx *sc = ctx;
     size_t used = 0;
     *ratio = INFINITY;
-    XL_CHECK(cudaMemset(sc->yours[0].dev, XL_POISON_BYTE, sc->yours[0].bytes)); /* each measurement from poison */
+    xl_dev_fill(sc->yours[0].dev, XL_POISON_BYTE, sc->yours[0].bytes); /* each measurement from poison */
     for (int d = 0; d < 2 && used < len; d++) {
         copy_ctx *you_c = &sc->yours[d];
         xl_copy_job job = kit_job(&sc->dirs[d]);
@@ -288,6 +289,8 @@ static void measure_pinned(void *ctx, double *ratio, char *figures, size_t len)
                               d == 0 ? "your timed lab_pinned_copy(LAB_H2D) runs of 256 MiB, read back after the timing"
                                      : "your timed lab_pinned_copy(LAB_D2H) runs of 256 MiB, checked after the timing");
         double r = kit.median_ms / you.median_ms, b = (double)job.bytes;
+        xl_sound_timing(kit.min_ms, kit.max_ms, XL_SOUND_SPREAD, "the kit's own pinned copy time (ms)");
+        xl_sound_within(r, 0, XL_FASTER_MAX, "your copy's speed against the kit's same copy");
         *ratio = fmin(*ratio, r);
         used += snprintf(figures + used, len - used,
                          "%syour %s %.1f GB/s = %.0f%% of the kit's %.1f GB/s (kit spread %.1f-%.1f)", d ? "; " : "",
@@ -329,7 +332,7 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
     size_t used = 0;
     *ratio = INFINITY;
     if (!e->premise_only)
-        XL_CHECK(cudaMemset(sc->yours[0].dev, XL_POISON_BYTE, sc->yours[0].bytes));
+        xl_dev_fill(sc->yours[0].dev, XL_POISON_BYTE, sc->yours[0].bytes);
     for (int d = 0; d < 2 && used < len; d++) {
         copy_ctx *c = &sc->dirs[d], pc = *c;
         pc.host = e->pageable;
@@ -352,6 +355,7 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
                                            "timing");
         }
         double r = pageable.median_ms / pinned.median_ms, b = (double)c->bytes;
+        xl_sound_timing(pageable.min_ms, pageable.max_ms, XL_SOUND_SPREAD_PAGEABLE, "the kit's own pageable copy time (ms)");
         *ratio = fmin(*ratio, r);
         used += snprintf(figures + used, len - used, "%s%s %s pinned %.1f GB/s, the kit's pageable %.1f GB/s: %.1fx",
                          d ? "; " : "", dir_name[d], e->premise_only ? "the kit's" : "your",
@@ -734,7 +738,7 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
         unsigned char *want = random_host(n), *in = kit_pinned_alloc(n), *out = kit_pinned_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n + GUARD), *real = kit_dev_alloc(n);
         memcpy(in, want, n);
-        XL_CHECK(cudaMemcpy(real, in, n, cudaMemcpyHostToDevice));
+        xl_dev_upload(real, in, n);
         memset(in, STALE_BYTE, n);
         XL_CHECK(cudaDeviceSynchronize());
         xl_delay(s, DELAY_NS); /* the real input reaches host_in only through work queued on the caller's stream */
@@ -792,12 +796,14 @@ static void measure_trip(void *ctx, double *ratio, char *figures, size_t len)
     cudaStream_t s = kit_stream();
     if (t->measured++) { /* measured again: your buffers back to poison first */
         xl_poison(t->you.out, BIG);
-        XL_CHECK(cudaMemset(t->you.dev, XL_POISON_BYTE, BIG));
+        xl_dev_fill(t->you.dev, XL_POISON_BYTE, BIG);
     }
     xl_time_interleaved(kit_trip_work, &t->kit, student_trip_work, &t->you, s, 7, &kit, &you);
     kit_expect_host_bytes(t->you.out, t->you.in, BIG, 0,
                           "host_out of your timed lab_round_trip runs of 256 MiB, checked after the timing");
     *ratio = kit.median_ms / you.median_ms;
+    xl_sound_timing(kit.min_ms, kit.max_ms, XL_SOUND_SPREAD, "the kit's own round trip time (ms)");
+    xl_sound_within(*ratio, 0, XL_FASTER_MAX, "your round trip's speed against the kit's");
     snprintf(figures, len, "256 MiB there and back: yours %.2f ms, the kit's %.2f ms (spread %.2f-%.2f): %.0f%%",
              you.median_ms, kit.median_ms, kit.min_ms, kit.max_ms, 100 * *ratio);
     XL_CHECK(cudaStreamDestroy(s));

@@ -18,6 +18,7 @@
 #include "common/check.h"
 #include "common/copylog.h"
 #include "common/delay.h"
+#include "common/devmem.h"
 #include "common/timing.h"
 #include "grader/grade.h"
 #include "grader/kit.h"
@@ -128,7 +129,7 @@ static void fetch_setup(fetch_ctx *f, size_t bytes, uint64_t gpu_ns, double host
     unsigned char *want = kit_host_alloc(bytes);
     void *src = kit_dev_alloc(bytes);
     xl_fill_random(want, bytes, xl_fresh_seed());
-    XL_CHECK(cudaMemcpy(src, want, bytes, cudaMemcpyHostToDevice));
+    xl_dev_upload(src, want, bytes);
     *f = (fetch_ctx){.dev = kit_dev_alloc(bytes), .src = src, .want = want, .bytes = bytes, .gpu_ns = gpu_ns,
                      .host_ms = host_ms, .stream = s, .check = 1};
     XL_CHECK(cudaDeviceSynchronize()); /* the poison is in dev before any stream starts */
@@ -139,7 +140,7 @@ static void fetch_setup(fetch_ctx *f, size_t bytes, uint64_t gpu_ns, double host
 static void fetch_behind_caller(fetch_ctx *f)
 {
     void *stale = kit_dev_alloc(f->bytes);
-    XL_CHECK(cudaMemset(stale, STALE_BYTE, f->bytes));
+    xl_dev_fill(stale, STALE_BYTE, f->bytes);
     XL_CHECK(cudaDeviceSynchronize());
     f->real = (void *)f->src;
     f->src = stale;
@@ -281,6 +282,9 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
     }
     double H = xl_median(h, 3), G = xl_median(g, 3), T = xl_median(t, 3);
     *eff = (H + G - T) / fmin(H, G);
+    xl_sound_spread(h, 3, XL_SOUND_SPREAD, "the kit's host work (ms)");
+    xl_sound_spread(g, 3, XL_SOUND_SPREAD, "the kit's GPU work and copy (ms)");
+    xl_sound_within(*eff, -INFINITY, XL_EFF_MAX, "the overlap");
     snprintf(figures, len,
              "host work %.1f ms, GPU work and copy %.1f ms, lab_fetch %.1f ms (spread %.1f-%.1f): overlap %.2f "
              "(1 = it took max(H, G) = %.1f ms, 0 = the sum %.1f ms)",
@@ -400,7 +404,7 @@ static lab_send_job send_setup(send_ctx *c, cudaStream_t s, void *host, void *de
 {
     *c = (send_ctx){.seed = xl_fresh_seed(), .gpu_ns = gpu_ns, .stream = s, .host = host, .dev = dev,
                     .bytes = bytes, .n = n};
-    XL_CHECK(cudaMemset(dev, XL_POISON_BYTE, room));
+    xl_dev_fill(dev, XL_POISON_BYTE, room);
     XL_CHECK(cudaDeviceSynchronize());
     lab_send_job j = {s, send_gpu_work, host, dev, bytes, n, send_fill, c};
     return j;

@@ -504,6 +504,10 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
         hi = fmax(hi, e[r]);
     }
     *eff = xl_median(e, EFF_ROUNDS);
+    xl_sound_spread(seq, EFF_ROUNDS, XL_SOUND_SPREAD, "the kit's sequential baseline (ms)");
+    xl_sound_within(xl_median(seq, EFF_ROUNDS) / xl_median(ideal, EFF_ROUNDS), XL_SOUND_SEQ_OVER_IDEAL, INFINITY,
+                    "the kit's sequential time over its ideal time");
+    xl_sound_within(*eff, -INFINITY, XL_EFF_MAX, "the efficiency");
     snprintf(
         figures, len,
         "depth %d, %d batches of %zu MiB, medians of %d rounds: sequential %.1f ms, yours %.1f ms, ideal %.1f ms; "

@@ -20,6 +20,7 @@
 #include "common/check.h"
 #include "common/copylog.h"
 #include "common/delay.h"
+#include "common/devmem.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -486,7 +487,7 @@ XL_TEST(pipeline, pinned_host, 5, XL_GPU,
     unsigned char *src = kit_host_alloc(MAX);
     void *dev = kit_dev_alloc(MAX);
     xl_fill_random(src, MAX, xl_fresh_seed());
-    XL_CHECK(cudaMemcpy(dev, src, MAX, cudaMemcpyHostToDevice));
+    xl_dev_upload(dev, src, MAX);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         char what[96];
         kit_held h0 = kit_held_now();
@@ -671,6 +672,9 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
     }
     double ts = xl_median(seq, 3), t = xl_median(mine, 3), ti = wl_ideal_ms(&l, ITEMS, CHUNK);
     *eff = (ts - t) / (ts - ti);
+    xl_sound_spread(seq, 3, XL_SOUND_SPREAD, "the kit's sequential baseline (ms)");
+    xl_sound_within(ts / ti, XL_SOUND_SEQ_OVER_IDEAL, INFINITY, "the kit's sequential time over its ideal time");
+    xl_sound_within(*eff, -INFINITY, XL_EFF_MAX, "the efficiency");
     snprintf(figures, len,
              "%s, 4 streams, 16 chunks of 8 MiB: sequential %.2f ms, yours %.2f ms (spread %.2f-%.2f), ideal %.2f ms "
              "-> efficiency %.2f; link in %.1f, out %.1f, both at once %.1f GB/s; a chunk's kernel %.3f ms",

@@ -14,6 +14,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/devmem.h"
 #include "common/memacct.h"
 #include "common/pincount.h"
 #include "common/stats.h"
@@ -223,6 +224,8 @@ static void measure_rate(void *ctx, double *ratio, char *figures, size_t len)
     xl_timing tk, ty;
     xl_time_interleaved(xl_memcpy_work, &kit, xl_memcpy_work, &you, 0, 5, &tk, &ty);
     *ratio = tk.median_ms / ty.median_ms;
+    xl_sound_timing(tk.min_ms, tk.max_ms, XL_SOUND_SPREAD, "the kit's own pinned copy time (ms)");
+    xl_sound_within(*ratio, 0, XL_FASTER_MAX, "your buffer's copy speed against the kit's pinned buffer's");
     snprintf(figures, len, "your buffer %.1f GB/s, the kit's pinned buffer %.1f GB/s: %.0f%%",
              xl_gbps(c->bytes, ty.median_ms), xl_gbps(c->bytes, tk.median_ms), 100 * *ratio);
 }
@@ -270,7 +273,7 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
     unsigned char *src = kit_host_alloc(SMALL_MAX), *want = kit_host_alloc(SMALL_MAX);
     void *dev = kit_dev_alloc(SMALL_MAX);
     xl_fill_random(src, SMALL_MAX, xl_fresh_seed());
-    XL_CHECK(cudaMemcpy(dev, src, SMALL_MAX, cudaMemcpyHostToDevice));
+    xl_dev_upload(dev, src, SMALL_MAX);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t n = sizes[i];
         fill_ctx f = {xl_fresh_seed(), 0, 0};
@@ -376,7 +379,7 @@ XL_TEST(pin, register_unaligned, 5, XL_GPU,
     cr_assert(region != NULL, "the grader could not allocate host memory");
     void *dev = kit_dev_alloc(SMALL_MAX);
     xl_fill_random(src, SMALL_MAX, xl_fresh_seed());
-    XL_CHECK(cudaMemcpy(dev, src, SMALL_MAX, cudaMemcpyHostToDevice));
+    xl_dev_upload(dev, src, SMALL_MAX);
     for (int i = 0; i < 5; i++) {
         uint64_t seed = xl_fresh_seed();
         unsigned char *data = region + page + offs[i];

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "common/check.h"
 #include "common/env.h"
 #include "common/gpu.h"
+#include "common/gpushare.h"
 
 extern const char *const xl_lab_id;
 extern const char *const xl_lab_slug;
@@ -90,35 +92,119 @@ void xl_test_complete(const char *suite, const char *name, int needs_gpu)
     }
 }
 
+/* write_token - $XL_TOKEN_DIR/<current test>.<ext> holding text (replaced); quietly nothing without a folder */
+static void write_token(const char *ext, const char *text)
+{
+    char path[1024];
+    FILE *f = token_path(path, sizeof path, current_test, ext) == 0 ? fopen(path, "w") : NULL;
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 /* log_ratio - with XL_RATIO_LOG=FILE set, appends "what, attempt, ratio, need, at_least, figures" as a
- * tab-separated line (make stability reads them; the figures say what made a ratio low) */
-static void log_ratio(const char *what, int attempt, double ratio, double need, int at_least, const char *figures)
+ * tab-separated line (make stability reads them; the figures say what made a ratio low, and begin with
+ * "NOT SOUND (why)" for an attempt that could not be trusted) */
+static void log_ratio(const char *what, int attempt, double ratio, double need, int at_least, const char *unsound,
+                      const char *figures)
 {
     const char *path = getenv("XL_RATIO_LOG");
     FILE *f = path ? fopen(path, "a") : NULL;
     if (!f)
         return;
     fprintf(f, "%s\t%d\t%.6g\t%.6g\t%d\t", what, attempt, ratio, need, at_least);
+    if (*unsound)
+        fprintf(f, "NOT SOUND (%s) ", unsound);
     for (const char *c = figures; *c; c++) /* one line per measurement, whatever the figures hold */
         fputc(*c == '\t' || *c == '\n' ? ' ' : *c, f);
     fputc('\n', f);
     fclose(f);
 }
 
+static char unsound_why[512]; /* why the attempt being measured cannot be trusted; "" while it can */
+
+void xl_measure_unsound(const char *fmt, ...)
+{
+    if (unsound_why[0]) /* the first reason is the one told */
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(unsound_why, sizeof unsound_why, fmt, ap);
+    va_end(ap);
+}
+
+void xl_sound_spread(const double *samples, int n, double limit, const char *what)
+{
+    double lo = samples[0], hi = samples[0];
+    for (int i = 1; i < n; i++) {
+        lo = fmin(lo, samples[i]);
+        hi = fmax(hi, samples[i]);
+    }
+    if (!(lo > 0) || hi / lo > limit)
+        xl_measure_unsound("%s moved from %.3g to %.3g between its repetitions (more than %.2gx)", what, lo, hi, limit);
+}
+
+void xl_sound_within(double v, double lo, double hi, const char *what)
+{
+    if (!(v >= lo && v <= hi))
+        xl_measure_unsound("%s came out %.3g, outside what is possible (%.3g to %.3g)", what, v, lo, hi);
+}
+
+void xl_sound_timing(double min_ms, double max_ms, double limit, const char *what)
+{
+    double mm[2] = {min_ms, max_ms};
+    xl_sound_spread(mm, 2, limit, what);
+}
+
+/* others_unsound - marks the attempt unsound when another process uses the GPU, and tells the report so */
+static void others_unsound(void)
+{
+    char who[512], line[640];
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    if (xl_gpu_others(device, who, sizeof who) > 0) {
+        xl_measure_unsound("other processes used the GPU at the same time (%s)", who);
+        snprintf(line, sizeof line, "%s", who);
+        write_token("shared", line);
+    }
+}
+
 void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least, const char *what)
 {
-    char all[2048] = "", figures[512];
+    char all[2048] = "", figures[512], why[512] = "";
     for (int attempt = 1; attempt <= 3; attempt++) {
         double ratio = 0;
         figures[0] = '\0';
+        unsound_why[0] = '\0';
         measure(ctx, &ratio, figures, sizeof figures);
-        log_ratio(what, attempt, ratio, need, at_least, figures);
-        if (at_least ? ratio >= need : ratio <= need) {
+        if (!isfinite(ratio))
+            xl_measure_unsound("the ratio is not a number");
+        int pass = at_least ? ratio >= need : ratio <= need;
+        if (!pass)
+            others_unsound();
+        log_ratio(what, attempt, ratio, need, at_least, unsound_why, figures);
+        if (pass && !unsound_why[0]) {
             xl_note("%s (attempt %d): %s", what, attempt, figures);
             return;
         }
         size_t used = strlen(all);
-        snprintf(all + used, sizeof all - used, "%s  attempt %d: %s", used ? "\n" : "", attempt, figures);
+        snprintf(all + used, sizeof all - used, "%s  attempt %d: %s%s%s%s", used ? "\n" : "", attempt, figures,
+                 unsound_why[0] ? " [not sound: " : "", unsound_why, unsound_why[0] ? "]" : "");
+        if (unsound_why[0] && !why[0])
+            snprintf(why, sizeof why, "%s", unsound_why);
+    }
+    if (why[0]) { /* the measurement, not the code, is in doubt: neither pass nor fail */
+        char text[3072];
+        snprintf(text, sizeof text,
+                 "NOT GRADED: %s could not be measured soundly: %s. It earns nothing in this run and is not a failure: "
+                 "grade again when the GPU is idle (nvidia-smi lists what runs on it).\n%s",
+                 what, why, all);
+        write_token("ungraded", text);
+        cr_skip_test("not graded: %s", why);
     }
     cr_fatal("%s: below the threshold in 3 fresh measurements:\n%s", what, all);
 }
@@ -130,7 +216,7 @@ typedef struct {
     char name[256];     /* suite.name */
     char desc[256];     /* Criterion description */
     int score, max;     /* points earned, points possible */
-    char status[16];    /* "passed", "failed", "skipped" */
+    char status[16];    /* "passed", "failed", "skipped", "ungraded" (a measurement that could not be trusted) */
     double seconds;     /* how long the test's process ran, as Criterion measured it */
     char visibility[32];
     char output[4096];  /* why it failed or was skipped, and the test's notes */
@@ -138,6 +224,7 @@ typedef struct {
 
 static scored results[128];
 static int nresults;
+static char shared_with[512]; /* the other processes a test saw on the GPU, or "" */
 
 /* append - appends formatted text to buf (bounded) */
 static void append(char *buf, size_t len, const char *fmt, ...)
@@ -180,8 +267,19 @@ static void score_test(struct criterion_test_stats *st)
     r->max = m ? m->points : 0;
     r->seconds = st->elapsed_time;
     int have_token = token_path(token, sizeof token, r->name, "done") == 0 && access(token, F_OK) == 0;
+    char ungraded[1024], shared[1024];
+    int is_ungraded = token_path(ungraded, sizeof ungraded, r->name, "ungraded") == 0 && access(ungraded, F_OK) == 0;
+    if (token_path(shared, sizeof shared, r->name, "shared") == 0 && access(shared, F_OK) == 0) {
+        shared_with[0] = '\0';
+        read_into(shared, shared_with, sizeof shared_with);
+        remove(shared);
+    }
 
-    if (st->test_status == CR_STATUS_SKIPPED) {
+    if (st->test_status == CR_STATUS_SKIPPED && is_ungraded) {
+        strcpy(r->status, "ungraded");
+        read_into(ungraded, r->output, sizeof r->output);
+        remove(ungraded);
+    } else if (st->test_status == CR_STATUS_SKIPPED) {
         strcpy(r->status, "skipped");
         append(r->output, sizeof r->output, "%s", st->message ? st->message : "skipped");
     } else if (st->timed_out) {
@@ -260,15 +358,26 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* write_results - results.json (Gradescope) and points.tsv into dir; 0 or -1 */
-static int write_results(const char *dir, int score, int max)
+/* write_results - results.json (Gradescope) and points.tsv into dir (ungraded: how many tests were not graded);
+ * 0 or -1 */
+static int write_results(const char *dir, int score, int max, int ungraded)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/results.json", dir);
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "{\n  \"score\": %d,\n  \"max_score\": %d,\n  \"tests\": [\n", score, max);
+    fprintf(f, "{\n  \"score\": %d,\n  \"max_score\": %d,\n", score, max);
+    if (ungraded) {
+        char out[1024];
+        snprintf(out, sizeof out, "%d speed test%s NOT GRADED: %s Grade again when the GPU is idle.", ungraded,
+                 ungraded > 1 ? "s were" : " was", shared_with[0] ? "other processes used the GPU." :
+                 "the GPU's figures could not be trusted.");
+        fprintf(f, "  \"output\": ");
+        json_string(f, out);
+        fprintf(f, ",\n");
+    }
+    fprintf(f, "  \"tests\": [\n");
     for (int i = 0; i < nresults; i++) {
         scored *r = &results[i];
         fprintf(f, "    {\"name\": ");
@@ -298,10 +407,14 @@ static int write_results(const char *dir, int score, int max)
 /* print_report - the per-test table and the lab's total line */
 static void print_report(const char *impl)
 {
-    int score = 0, max = 0, skipped = 0;
+    int score = 0, max = 0, skipped = 0, ungraded = 0;
     const char *skip_why = "";
     int verbose = xl_env_on("XL_VERBOSE"); /* every test's notes, the passing ones' too */
     printf("\n== lab %s %s%s%s%s ==\n", xl_lab_id, xl_lab_slug, impl ? " (" : "", impl ? impl : "", impl ? ")" : "");
+    if (shared_with[0])
+        printf("  The GPU was shared: other processes used it while speed tests ran (%s). A speed test measured "
+               "beside them is NOT GRADED rather than failed; grade again when the GPU is idle.\n",
+               shared_with);
     for (int i = 0; i < nresults; i++) {
         scored *r = &results[i];
         score += r->score;
@@ -312,7 +425,9 @@ static void print_report(const char *impl)
             skip_why = r->output;
             continue;
         }
-        printf("  [%3d/%2d] %-28s %s\n", r->score, r->max, r->name, r->status[0] == 'p' ? "ok" : "FAILED");
+        ungraded += strcmp(r->status, "ungraded") == 0;
+        printf("  [%3d/%2d] %-28s %s\n", r->score, r->max, r->name,
+               r->status[0] == 'p' ? "ok" : r->status[0] == 'u' ? "NOT GRADED" : "FAILED");
         if (strcmp(r->status, "passed") != 0 || verbose) {
             char *save, *line, copy[4096];
             snprintf(copy, sizeof copy, "%s", r->output);
@@ -323,9 +438,12 @@ static void print_report(const char *impl)
     printf("lab %s %s: %d/%d", xl_lab_id, xl_lab_slug, score, max);
     if (skipped)
         printf(" (%d test%s skipped: %s)", skipped, skipped > 1 ? "s" : "", skip_why);
+    if (ungraded)
+        printf(" (%d test%s NOT GRADED: the measurement could not be trusted; grade again on an idle GPU)", ungraded,
+               ungraded > 1 ? "s" : "");
     printf("\n");
     const char *dir = getenv("XL_RESULTS_DIR");
-    if (dir && *dir && write_results(dir, score, max) != 0)
+    if (dir && *dir && write_results(dir, score, max, ungraded) != 0)
         fprintf(stderr, "grader: cannot write results into %s: %s\n", dir, strerror(errno));
 }
 

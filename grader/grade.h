@@ -68,5 +68,26 @@ void xl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * ratio <= need (otherwise); fails with every attempt's figures. */
 typedef void (*xl_measure_fn)(void *ctx, double *ratio, char *figures, size_t len);
 void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least, const char *what);
+/* xl_measure_unsound - inside a measure function: this attempt's figures cannot be trusted (printf format: why,
+ * e.g. the kit's own baseline moved between its repetitions, or a result outside physical bounds). Such an
+ * attempt never passes and never fails: when no attempt passed and any was unsound, or another process used the
+ * GPU during a low one, the test is reported NOT GRADED with the reason, and earns nothing in this run. */
+void xl_measure_unsound(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* xl_sound_spread - xl_measure_unsound unless max/min of the n > 0 samples of what is at most limit */
+void xl_sound_spread(const double *samples, int n, double limit, const char *what);
+/* xl_sound_within - xl_measure_unsound unless lo <= v <= hi (v is what) */
+void xl_sound_within(double v, double lo, double hi, const char *what);
+/* xl_sound_timing - xl_sound_spread of a timing's fastest and slowest repetitions */
+void xl_sound_timing(double min_ms, double max_ms, double limit, const char *what);
+/* How far the kit's own repetitions of one operation may spread (slowest / fastest) before a measurement is called
+ * unsound: copies from pinned memory and GPU work are steady on an idle GPU, copies from pageable memory go
+ * through the host's memory and vary more. A sequential baseline against its ideal must exceed it by this factor. */
+#define XL_SOUND_SPREAD 2.0
+#define XL_SOUND_SPREAD_PAGEABLE 3.0
+#define XL_SOUND_SEQ_OVER_IDEAL 1.05
+/* The most an efficiency (1 = the ideal overlap) can be; above it, a measurement was disturbed. */
+#define XL_EFF_MAX 1.2
+/* The most a copy of yours can outrun the kit's same copy, measured interleaved. */
+#define XL_FASTER_MAX 1.5
 
 #endif

@@ -9,6 +9,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/delay.h"
+#include "common/devmem.h"
 #include "common/faults.h"
 #include "common/timing.h"
 #include "grade.h"
@@ -54,7 +55,7 @@ void *kit_dev_alloc(size_t bytes)
 {
     void *p = NULL;
     XL_CHECK(cudaMalloc(&p, bytes));
-    XL_CHECK(cudaMemset(p, XL_POISON_BYTE, bytes));
+    xl_dev_fill(p, XL_POISON_BYTE, bytes);
     return p;
 }
 

@@ -31,7 +31,7 @@ int kit_is_pinned(const void *p);
 /* kit_stream - a new non-blocking stream (it does not wait for, or hold up, the legacy default stream) */
 cudaStream_t kit_stream(void);
 
-/* kit_dev_alloc - cudaMalloc'd memory filled with XL_POISON_BYTE */
+/* kit_dev_alloc - cudaMalloc'd memory filled with XL_POISON_BYTE, the fill done for every stream on return */
 void *kit_dev_alloc(size_t bytes);
 
 /* kit_expect_dev_bytes - fails the test unless dev[0..bytes) equals want and the guard bytes after it

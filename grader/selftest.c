@@ -5,6 +5,7 @@
  * ran to its end, whatever the code under test does (exit, _exit, abort, crash, hang).
  */
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -91,4 +92,47 @@ XL_TEST(model, ratio_retry, 2, XL_CPU, "a ratio below its threshold is measured 
 XL_TEST(model, ratio_low, 1, XL_CPU, "a ratio below its threshold in 3 fresh measurements fails", 5)
 {
     xl_ratio_check(low, NULL, 0.8, 1, "low (need >= 0.8)");
+}
+
+/* low_unsound - a measurement that always reads 0.5 and whose own baseline moved 3x between repetitions */
+static void low_unsound(void *ctx, double *ratio, char *figures, size_t len)
+{
+    static const double baseline[] = {1.0, 3.0, 1.2};
+    (void)ctx;
+    *ratio = 0.5;
+    xl_sound_spread(baseline, 3, 1.5, "the planted baseline");
+    snprintf(figures, len, "always 0.5, baseline 1.0 to 3.0 ms");
+}
+
+/* impossible_first - reads 1.5 (an efficiency above its bound of 1.2) the first time, then a true 0.9 */
+static void impossible_first(void *ctx, double *ratio, char *figures, size_t len)
+{
+    int *calls = ctx;
+    *ratio = (*calls)++ ? 0.9 : 1.5;
+    xl_sound_within(*ratio, 0, 1.2, "the planted efficiency");
+    snprintf(figures, len, "efficiency %.1f", *ratio);
+}
+
+/* not_a_number - a measurement whose ratio is NaN (a time of 0 divided by 0) */
+static void not_a_number(void *ctx, double *ratio, char *figures, size_t len)
+{
+    (void)ctx;
+    *ratio = nan("");
+    snprintf(figures, len, "0 ms against 0 ms");
+}
+
+XL_TEST(model, ratio_unsound, 2, XL_CPU, "a low ratio whose measurement is unsound is not graded, not failed", 5)
+{
+    xl_ratio_check(low_unsound, NULL, 0.8, 1, "unsound (need >= 0.8)");
+}
+
+XL_TEST(model, ratio_impossible_then_true, 2, XL_CPU, "an impossible figure never passes; the next true one does", 5)
+{
+    int calls = 0;
+    xl_ratio_check(impossible_first, &calls, 0.8, 1, "impossible (need >= 0.8)");
+}
+
+XL_TEST(model, ratio_nan, 1, XL_CPU, "a ratio that is not a number is not graded", 5)
+{
+    xl_ratio_check(not_a_number, NULL, 0.8, 1, "nan (need >= 0.8)");
 }

@@ -131,7 +131,9 @@ elif ! ls "$mut_out"/*/manifest.tsv >/dev/null 2>&1; then
 else
     sel=${XL_TEST_LABS:-}
     [ "$sel" != all ] || sel=""
+    # the references were just graded whole (grading the graders): their per-test seconds set the time limits
     python3 grader/mutate/run.py ${sel:+--labs "$sel"} --sample 4 --jobs "$(nproc)" --out "$mut_out" \
+        --reference-points "$LOG/{slug}-solution-1/points.tsv" \
         --report-dir "$LOG/mutate-sample" >"$LOG/mutate-sample.log" 2>&1
     rc=$?
     csv=$LOG/mutate-sample/report.csv

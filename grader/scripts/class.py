@@ -12,7 +12,9 @@ OUT (default build/class) gets results/<student>/<NN-slug>/ (results.json in Gra
 points.tsv, log.txt, record.json), gradebook.csv (student, lab, points, max, status, seconds, one column per
 test), and summary.txt (each lab's distribution and the tests most often failed). A submission whose
 record.json was made from the same file is not graded again unless --force: an interrupted run resumes
-where it stopped, and a changed file is graded again.
+where it stopped, and a changed file is graded again. Before each grading it waits (--idle-wait, default 300 s)
+for other processes to leave the GPU; a submission with a speed test that the grader could not measure soundly
+(NOT GRADED in its report) gets status "regrade" and is graded again on the next run.
 Exit: 0 when every submission was graded (whatever its points), 1 when grading stopped early, 2 on bad
 arguments.
 """
@@ -269,7 +271,12 @@ def record_for(job, status, message, seconds, max_points):
         rec['tests'] = {r[0]: int(r[1]) for r in rows if len(r) >= 4}
         rec['points'] = sum(rec['tests'].values())
         rec['max'] = sum(int(r[2]) for r in rows if len(r) >= 4)
-        rec['failed'] = [r[0] for r in rows if len(r) >= 4 and r[3] != 'passed' and r[3] != 'skipped']
+        rec['failed'] = [r[0] for r in rows if len(r) >= 4 and r[3] == 'failed']
+        ungraded = [r[0] for r in rows if len(r) >= 4 and r[3] == 'ungraded']
+        if ungraded:  # a measurement the grader could not trust: graded again on the next run
+            rec['status'] = 'regrade'
+            rec['message'] = ('Not graded yet: %s could not be measured soundly (the GPU was busy); it is graded again '
+                              'on the next run' % ', '.join(ungraded))
     return rec
 
 
@@ -279,7 +286,7 @@ def save(out, job, rec):
     os.makedirs(d, exist_ok=True)
     for f in ('results.json', 'points.tsv'):
         src = os.path.join(job['ws'], 'results', f)
-        if rec['status'] == 'graded' and os.path.isfile(src):
+        if rec['status'] in ('graded', 'regrade') and os.path.isfile(src):
             shutil.copyfile(src, os.path.join(d, f))
         elif f == 'results.json':
             json.dump({'score': 0, 'output': rec['message'], 'visibility': 'visible', 'tests': []},
@@ -299,9 +306,10 @@ def digest(path):
 
 
 def graded_as(out, student, slug):
-    """the digest of the file that student's slug was graded from, or None"""
+    """the digest of the file that student's slug was graded from, or None (also when it is to be graded again)"""
     try:
-        return json.load(open(os.path.join(out, 'results', student, slug, 'record.json'))).get('sha256')
+        rec = json.load(open(os.path.join(out, 'results', student, slug, 'record.json')))
+        return None if rec.get('status') == 'regrade' else rec.get('sha256')
     except (OSError, ValueError):
         return None
 
@@ -413,7 +421,22 @@ def grade_built(job, built, build_s, build_why, max_points):
     return rec
 
 
-def grade_here(jobs, info, probe, gpu_at_start, builders):
+def wait_idle(others, limit):
+    """waits until no other process uses the GPU (OTHERS --others says, exit 4 while one does), at most limit
+    seconds; '' or what still used it"""
+    poll, t0, busy = float(os.environ.get('XL_CLASS_POLL', '10')), time.monotonic(), ''
+    while True:
+        r = subprocess.run([others, '--others'], capture_output=True, text=True)
+        if r.returncode != 4:
+            return ''
+        busy = r.stdout.strip().replace('gpu: ', '', 1)
+        if time.monotonic() - t0 >= limit:
+            return busy
+        print('class: waiting for an idle GPU (%s)' % busy, file=sys.stderr)
+        time.sleep(poll)
+
+
+def grade_here(jobs, info, probe, gpu_at_start, builders, idle_wait=0):
     """grades jobs on this machine, builds running ahead on builders threads, gradings one at a time; '' or
     why grading stopped early"""
     tty, t0, stopped = sys.stderr.isatty(), time.monotonic(), ''
@@ -431,6 +454,11 @@ def grade_here(jobs, info, probe, gpu_at_start, builders):
                 for b in builds[i:]:
                     b.cancel()
                 break
+            others = os.environ.get('XL_CLASS_OTHERS', os.path.join(KIT, 'build', 'bin', 'gpu-probe'))
+            busy = wait_idle(others, idle_wait) if gpu_at_start and idle_wait > 0 else ''
+            if busy:
+                print('class: the GPU is still in use after %d s (%s): grading %s anyway; a speed test it makes '
+                      'unsound is marked for regrading' % (idle_wait, busy, what), file=sys.stderr)
             progress(i, len(jobs), t0, i, 'grading ' + what, tty)
             rec = grade_built(job, built, build_s, build_why, info[job['slug']])
             write_gradebook(job['out'], records(job['out']))
@@ -502,6 +530,8 @@ def main():
     ap.add_argument('--mem', default='16G', help='memory a submission may hold (default 16G)')
     ap.add_argument('--disk', default='2G', help='what a submission may write (default 2G)')
     ap.add_argument('--jobs', default=str(os.cpu_count() or 2), help='builds at once (default: the cores)')
+    ap.add_argument('--idle-wait', default='300',
+                    help='seconds to wait, before each grading, for other processes to leave the GPU (default 300)')
     ap.add_argument('--slurm', action='store_true', help='grade on Slurm: one array task per submission')
     ap.add_argument('--slurm-args', default='--gres=gpu:1',
                     help='more sbatch options (default "--gres=gpu:1"; "" without GPUs)')
@@ -515,6 +545,8 @@ def main():
         die('--timeout must be whole seconds, 1 to 86400')
     if not a.jobs.isdigit() or not 1 <= int(a.jobs) <= 256:
         die('--jobs must be 1 to 256')
+    if not a.idle_wait.isdigit() or int(a.idle_wait) > 86400:
+        die('--idle-wait must be whole seconds, 0 to 86400')
     if not limits['mem'] or not limits['disk'] or limits['disk'] < (64 << 20):
         die('--mem and --disk take sizes like 16G or 512M (--disk at least 64M)')
     limits.update(seconds=int(a.timeout), fsize=limits['disk'])
@@ -559,7 +591,7 @@ def main():
     elif a.slurm:
         stopped = grade_on_slurm(jobs, a, out, a.slurm_args.split())
     else:
-        stopped = grade_here(jobs, info, probe, gpu_at_start, int(a.jobs))
+        stopped = grade_here(jobs, info, probe, gpu_at_start, int(a.jobs), int(a.idle_wait))
     recs = [r for r in records(out) if (r['student'], r['lab']) in {(s[0], s[1]) for s in subs}]
     write_gradebook(out, records(out))
     lines = summary(recs) + ([('stopped: ' + stopped)] if stopped else [])

@@ -37,7 +37,8 @@ def make_targets():
 def programs():
     """names of the programs the Makefile builds into build/bin/"""
     labs = kit_labs().values()
-    names = {'gpu-probe', 'grade-selftest'}
+    # the kit's own programs, as the Makefile names them (PROBE := $(B)/bin/gpu-probe)
+    names = set(re.findall(r':=\s*\$\(B\)/bin/([a-z][\w-]*)\s*$', open(os.path.join(KIT, 'Makefile')).read(), re.M))
     names.update('unit-' + os.path.basename(f)[:-2] for f in glob.glob(os.path.join(KIT, 'common', 'test', '*.c')))
     for lab in labs:
         names.update(lab + s for s in ('-explore', '-explore-solution', '-grade', '-grade-solution'))

@@ -152,6 +152,44 @@ if classrun first; then
         classrun after && grep -q " 2 to grade" "$LOG/class-after.log" && ok "class: the next run grades the 2 left" ||
             bad "class: the run after the stop (log: $LOG/class-after.log)"
     else bad "class: the failing GPU check (log: $LOG/class-probe.log)"; fi
+    # a busy GPU: before each grading it waits for other processes to leave (a planted gpu-probe --others that
+    # reports one twice), and grades anyway after --idle-wait with a line that says so
+    mkdir -p "$cls/busy" && cp "$subs/skel_01.cu" "$cls/busy/"
+    printf '#!/bin/sh
+n=$(cat %s/others 2>/dev/null || echo 0); echo $((n + 1)) >%s/others
+[ $n -lt %s ] || exit 0
+echo "gpu: 1 other process is using it: pid 42 notebook"; exit 4
+' \
+        "$cls" "$cls" 2 >"$cls/busy-probe"
+    chmod +x "$cls/busy-probe"
+    XL_CLASS_PROBE=/bin/true XL_CLASS_OTHERS=$cls/busy-probe XL_CLASS_POLL=0.1 python3 grader/scripts/class.py "$cls/busy" \
+        --out "$cls/busy-out" --timeout $tmo --mem 2G --disk 256M --idle-wait 30 >"$LOG/class-busy.log" 2>&1
+    if [ "$(grep -c 'waiting for an idle GPU (1 other process is using it: pid 42 notebook)' "$LOG/class-busy.log")" = 2 ] &&
+        grep -q '^skel,01-pageable-copy,0,' "$cls/busy-out/gradebook.csv"; then
+        ok "class: a GPU another process uses is waited for (twice here), then the submission is graded"
+    else bad "class: waiting for an idle GPU (log: $LOG/class-busy.log)"; fi
+    rm -f "$cls/others"
+    sed -i 's/-lt 2 ]/-lt 999 ]/' "$cls/busy-probe"
+    XL_CLASS_PROBE=/bin/true XL_CLASS_OTHERS=$cls/busy-probe XL_CLASS_POLL=0.2 python3 grader/scripts/class.py "$cls/busy" \
+        --out "$cls/busy-out" --force --timeout $tmo --mem 2G --disk 256M --idle-wait 1 >"$LOG/class-busy2.log" 2>&1
+    if grep -q 'the GPU is still in use after 1 s (1 other process is using it: pid 42 notebook): grading skel lab 01 anyway' "$LOG/class-busy2.log" &&
+        grep -q '^skel,01-pageable-copy,0,' "$cls/busy-out/gradebook.csv"; then
+        ok "class: a GPU still in use after --idle-wait is graded anyway, and the log says so"
+    else bad "class: --idle-wait's limit (log: $LOG/class-busy2.log)"; fi
+    # a speed test the grader reported NOT GRADED: the submission's status is regrade, and the next run grades it
+    mkdir -p "$cls/rg/ws/results" && printf 'test\tscore\tmax\tstatus\tseconds\na.b\t3\t3\tpassed\t0.2\nc.d\t0\t5\tungraded\t1.0\n' >"$cls/rg/ws/results/points.tsv"
+    echo x >"$cls/rg/f.cu"
+    if (cd grader/scripts && python3 -c '
+import importlib, sys
+c = importlib.import_module("class")
+job = {"student": "s", "slug": "01-pageable-copy", "path": sys.argv[1] + "/f.cu", "ws": sys.argv[1] + "/ws", "log": "/dev/null"}
+rec = c.record_for(job, "graded", "", 1.0, 8)
+assert rec["status"] == "regrade" and rec["points"] == 3 and rec["failed"] == [] and "c.d" in rec["message"], rec
+c.save(sys.argv[1] + "/out", job, rec)
+assert c.graded_as(sys.argv[1] + "/out", "s", "01-pageable-copy") is None
+' "$cls/rg") >"$LOG/class-regrade.log" 2>&1; then
+        ok "class: a submission with a speed test NOT GRADED is recorded as regrade, keeps its other points, and is graded again next run"
+    else bad "class: the regrade status (log: $LOG/class-regrade.log)"; fi
 else
     bad "class: class.py failed (log: $LOG/class-first.log)"; tail -5 "$LOG/class-first.log" | sed 's/^/        /'
 fi

@@ -3,8 +3,9 @@
 #
 # 1. unit tests of common/ (Criterion, CPU only)
 # 2. the grading model, against a grader whose tests misbehave on purpose
-# 3. grading the graders: on a GPU the solution gets full points 3 runs in a row, the
-#    skeleton does not pass, every planted mutant loses the points of its target tests;
+# 3. grading the graders: on a GPU the solution gets full points (XL_REF_RUNS runs in a row, default 1: make
+#    stability grades it 20 and more), the skeleton does not pass, every planted mutant loses the points of its
+#    target tests;
 #    without a GPU the same checks run for the CPU tests and the GPU tests must be SKIPPED
 # 4. the explorers' command line: bad input gives one line and a non-zero exit
 # 5. charts render from the committed reference data
@@ -60,8 +61,12 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     expect model.hidden 1 passed "a hidden test counts like any other"
     expect model.ratio_retry 2 passed "a ratio under its threshold is measured again, and the second try counts"
     expect model.ratio_low 0 failed "a ratio under its threshold in 3 tries fails"
-    if [ "$(cut -f1-3,6 "$LOG/selftest-ratios.tsv" 2>/dev/null | sort | tr '\t\n' '|;')" = "low (need >= 0.8)|1|0.5|always 0.5;low (need >= 0.8)|2|0.5|always 0.5;low (need >= 0.8)|3|0.5|always 0.5;rising (need >= 0.8)|1|0.5|call 1 of rising;rising (need >= 0.8)|2|0.9|call 2 of rising;" ]; then
-        ok "grading model: XL_RATIO_LOG gets one line per measurement, with its figures"
+    expect model.ratio_unsound 0 ungraded "a low ratio from an unsound measurement (the kit's baseline moved) is NOT GRADED, not failed"
+    expect model.ratio_impossible_then_true 2 passed "an impossible figure (above its bound) never passes; the true one after it does"
+    expect model.ratio_nan 0 ungraded "a ratio that is not a number is NOT GRADED"
+    if [ "$(grep -E '^(low|rising) ' "$LOG/selftest-ratios.tsv" | cut -f1-3,6 | sort | tr '\t\n' '|;')" = "low (need >= 0.8)|1|0.5|always 0.5;low (need >= 0.8)|2|0.5|always 0.5;low (need >= 0.8)|3|0.5|always 0.5;rising (need >= 0.8)|1|0.5|call 1 of rising;rising (need >= 0.8)|2|0.9|call 2 of rising;" ] &&
+        [ "$(grep -c '^unsound (need >= 0.8).*NOT SOUND (the planted baseline moved from 1 to 3' "$LOG/selftest-ratios.tsv")" = 3 ]; then
+        ok "grading model: XL_RATIO_LOG gets one line per measurement, with its figures, an unsound one marked NOT SOUND"
     else bad "grading model: the ratio log ($LOG/selftest-ratios.tsv) is not one line per measurement"; fi
     mkdir -p "$LOG/selftest-v"
     if XL_NO_GPU=1 XL_VERBOSE=1 XL_RESULTS_DIR="$LOG/selftest-v" $B/bin/grade-selftest 2>/dev/null | grep -q 'a note shown' &&
@@ -72,15 +77,16 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     else ok "grading model: the points table leaves hidden tests out (one line adds up their points)"; fi
     json=$LOG/selftest/results.json
     for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' 'below the threshold in 3 fresh' \
+        'NOT GRADED: unsound (need >= 0.8) could not be measured soundly' '2 speed tests were NOT GRADED' \
         'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result'; do
         if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
     done
     if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==6 and d["max_score"]==27 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
-            ok "grading model: results.json is valid Gradescope JSON (score 6 of 27; the hidden test marked hidden)"
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==8 and d["max_score"]==32 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 8 of 32; the hidden test marked hidden)"
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
-    if grep -q '^lab 00 grading-model: 6/27 ' "$LOG/selftest.log"; then ok "grading model: total line"; else bad "grading model: total line missing"; fi
+    if grep -q '^lab 00 grading-model: 8/32 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
@@ -90,7 +96,7 @@ else echo "-- grading your labs (a student tree: no reference solutions here)"; 
 for lab in labs/[0-9][0-9]-*/; do
     slug=$(basename "$lab")
     case " ${XL_TEST_LABS:-${slug%%-*}} " in *" ${slug%%-*} "*) ;; *) continue ;; esac
-    runs=3; [ $gpu_rc -eq 0 ] || runs=1
+    runs=${XL_REF_RUNS:-1}
     [ -d solutions ] || runs=0 # a student tree (make handout): no reference to grade
     for i in $(seq 1 $runs); do
         if ! grade $B/bin/$slug-grade-solution $slug-solution-$i; then bad "$slug: solution run $i gave no results"; continue; fi
@@ -135,11 +141,42 @@ for lab in labs/[0-9][0-9]-*/; do
             read -r s m st <<<"$(score "$f" "$t")"
             if [ -z "${m:-}" ]; then bad "$slug mutant $name: target $t is not a test of the grader"
             elif [ "$st" = skipped ]; then skipped "$slug mutant $name: $t needs a GPU"
+            elif [ "$st" = ungraded ]; then bad "$slug mutant $name: $t was NOT GRADED, not failed: its measurement was unsound on this GPU (log: $LOG/$slug-mutant-$name.log)"
             elif [ "$s" = 0 ]; then ok "$slug mutant $name: loses $t ($m points)"
             else bad "$slug mutant $name: still earns $s/$m on $t (log: $LOG/$slug-mutant-$name.log)"; fi
         done
     done
 done
+
+echo "-- a busy GPU: references graded beside the kit's own load (build/bin/loadgen): nothing fails, speed is passed or NOT GRADED"
+if [ $gpu_rc -ne 0 ] || [ ! -d solutions ]; then skipped "busy GPU: needs a GPU and the reference solutions"
+else
+    # each kind of load beside the labs it is hardest on (XL_LOAD_LABS="NN ..." grades those under every kind)
+    for kl in copy:02 compute:02,05 memory:05; do
+        kind=${kl%%:*} ids=${XL_LOAD_LABS:-${kl#*:}}
+        $B/bin/loadgen --kind "$kind" --seconds 300 >"$LOG/load-$kind.log" 2>&1 &
+        lp=$!
+        for _ in $(seq 1 300); do grep -q 'loadgen: .* load on' "$LOG/load-$kind.log" && break; kill -0 $lp 2>/dev/null || break; sleep 0.1; done
+        others=$($B/bin/gpu-probe --others); orc=$?
+        if [ $orc = 4 ]; then ok "busy GPU: gpu-probe --others sees the $kind load ($others)"
+        elif [ $orc = 0 ] && [ "${others#*cannot tell}" != "$others" ]; then skipped "busy GPU: $others"
+        else bad "busy GPU: gpu-probe --others did not see the $kind load (exit $orc: $others; load log: $LOG/load-$kind.log)"; fi
+        for id in ${ids//,/ }; do
+            slug=$(basename labs/$id-*)
+            if ! grade $B/bin/$slug-grade-solution $slug-load-$kind; then bad "busy GPU: $slug beside $kind load gave no results"; continue; fi
+            f=$LOG/$slug-load-$kind/points.tsv
+            read -r s m <<<"$(total "$f")"
+            nfail=$(count "$f" failed); nung=$(count "$f" ungraded)
+            if [ "$nfail" = 0 ]; then
+                ok "busy GPU: $slug reference beside $kind load: no test failed ($s/$m, $nung speed tests NOT GRADED)"
+            else bad "busy GPU: $slug reference beside $kind load: $nfail tests FAILED (log: $LOG/$slug-load-$kind.log)"
+                grep -A3 'FAILED' "$LOG/$slug-load-$kind.log" | sed 's/^/        /' | head -12; fi
+            if [ "$nung" != 0 ] && ! grep -q 'could not be measured soundly: ' "$LOG/$slug-load-$kind.log"; then
+                bad "busy GPU: $slug: a test NOT GRADED without its reason (log: $LOG/$slug-load-$kind.log)"; fi
+        done
+        kill $lp 2>/dev/null; wait $lp 2>/dev/null
+    done
+fi
 
 # generated mutants: the mutation tool's own tests here, a fixed sample graded on a GPU (grader/mutate/)
 [ ! -f grader/mutate/test.sh ] || . grader/mutate/test.sh
@@ -241,7 +278,8 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
         rm -rf "$planted"
         if (cd "$ht" && mkdir -p build && { [ ! -d "$OLDPWD/$B/criterion" ] || cp -a "$OLDPWD/$B/criterion" build/; } && XL_NO_INSTALL=1 make -j"$(nproc)" build) >"$LOG/handout-build.log" 2>&1; then
             ok "handout: builds as it is"
-            if (cd "$ht" && XL_NO_INSTALL=1 make test) >"$LOG/handout-test.log" 2>&1; then
+            # one lab's grading is enough to show the student tree's make test works (each lab's was graded above)
+            if (cd "$ht" && XL_TEST_LABS=01 XL_CLASS=0 XL_NO_INSTALL=1 make test) >"$LOG/handout-test.log" 2>&1; then
                 ok "handout: its own make test passes ($(grep '^xferlab:' "$LOG/handout-test.log"))"
             else bad "handout: its make test fails (log: $LOG/handout-test.log)"; fi
             (cd "$ht" && XL_NO_INSTALL=1 make grade LAB=01) >"$LOG/handout-grade.log" 2>&1

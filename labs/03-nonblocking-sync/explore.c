@@ -14,6 +14,7 @@
 #include "common/check.h"
 #include "common/cli.h"
 #include "common/delay.h"
+#include "common/devmem.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -99,7 +100,7 @@ static double run_fetches(int (*fetch_fn)(const lab_fetch_job *), fx *f, void *h
     f->wrong = 0;
     for (int r = 0; r < reps; r++) {
         xl_poison(host, BYTES);
-        XL_CHECK(cudaMemset(f->dev, XL_POISON_BYTE, BYTES));
+        xl_dev_fill(f->dev, XL_POISON_BYTE, BYTES);
         double t0 = xl_now_ms();
         if (fetch_fn(&j) != 0)
             xl_fail("lab_fetch returned an error (see its message above)");
@@ -114,7 +115,7 @@ static void record(int (*fetch_fn)(const lab_fetch_job *), fx *f, void *host, xl
 {
     lab_fetch_job j = {f->s, gpu_work, f->dev, host, BYTES, host_work, consume, f};
     xl_poison(host, BYTES);
-    XL_CHECK(cudaMemset(f->dev, XL_POISON_BYTE, BYTES));
+    xl_dev_fill(f->dev, XL_POISON_BYTE, BYTES);
     XL_CHECK(cudaDeviceSynchronize());
     f->tl = tl;
     f->run = run;
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
     memset(pageable, 0, BYTES);
     XL_CHECK(cudaMalloc(&src, BYTES));
     XL_CHECK(cudaMalloc(&f.dev, BYTES));
-    XL_CHECK(cudaMemcpy(src, want, BYTES, cudaMemcpyHostToDevice));
+    xl_dev_upload(src, want, BYTES);
     f.src = src;
     f.want = want;
     XL_CHECK(cudaStreamCreateWithFlags(&f.s, cudaStreamNonBlocking));

@@ -6,6 +6,7 @@
 
 #include "common/check.h"
 #include "common/delay.h"
+#include "common/devmem.h"
 #include "common/gputime.cuh"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -138,7 +139,7 @@ void wl_measure_on(const wl_bufs *b, size_t items, size_t chunk_items, const lab
         xl_fail("wl_measure_on: buffers of %zu words for %zu", b->items, items);
     if (reps > 16)
         reps = 16;
-    XL_CHECK(cudaMemset(dout, 0, bytes));
+    xl_dev_fill(dout, 0, bytes);
     XL_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     XL_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
     for (int i = 0; i < 4; i++)
