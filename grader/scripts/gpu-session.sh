@@ -2,7 +2,8 @@
 # gpu-session.sh OUTDIR - one full pass on a GPU host, for course staff checking a machine:
 # builds (no package installs), runs make test, times make grade LAB=NN for every lab,
 # measures each lab's reference data into OUTDIR, runs make demo, and prints a short table.
-# XL_TEST_LABS="05 06" limits make test's graders and the per-lab passes to those labs; XL_DEMO=0 skips the demo.
+# XL_TEST_LABS="05 06" limits make test's graders and the per-lab passes to those labs; XL_DEMO=0 skips the demo;
+# XL_LOAD_RUNS=N grades each of those labs' references N times beside each kind of load (make stability LOAD=).
 # Needs build/criterion (make bundle) where Criterion is not installed.
 set -u
 cd "$(dirname "$0")/../.."
@@ -33,6 +34,10 @@ for lab in labs/[0-9][0-9]-*/; do
         grep -q "^lab $id [a-z-]*: \([0-9]*\)/\1\$" <(tail -1 "$out/repeat-$id.log") && full=$((full + 1))
     done
     summary+=("lab $id: reference solution full points in $full of ${XL_REPEAT:-5} extra runs")
+    for kind in $([ "${XL_LOAD_RUNS:-0}" = 0 ] || echo copy compute memory); do
+        make --no-print-directory stability LAB=$id N="$XL_LOAD_RUNS" LOAD=$kind >"$out/load-$id-$kind.log" 2>&1
+        summary+=("lab $id: $(grep -m1 '^under ' "$out/load-$id-$kind.log" || echo "$kind load: no report (log: load-$id-$kind.log)")")
+    done
 done
 [ "${XL_DEMO:-1}" = 0 ] || make --no-print-directory demo >"$out/demo.log" 2>&1
 echo
