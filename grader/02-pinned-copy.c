@@ -52,11 +52,11 @@ XL_LAB("02", "pinned-copy");
  * on the student's side in 3 runs (85% to 89%; the second try gave 100%). The mistake it is there for is far
  * slower (the planted round trip staged through malloc'd memory: 4% on that H100), so 80% still catches it and
  * leaves the reference room. */
-#define PINNED_NEED 0.90          /* your pinned copy against cudaMemcpyAsync from the same sources */
+#define PINNED_NEED 90            /* your pinned copy against cudaMemcpyAsync from the same sources */
 #define PAGEABLE_NEED 1.5         /* your pinned copy against the kit's pageable copy */
 #define PAGEABLE_PREMISE 1.5      /* below this kit pinned/pageable ratio the machine gives pinning no edge */
-#define POOL_NEED 5.0             /* the kit's allocate-per-transfer loop against your pooled loop */
-#define ROUND_NEED 0.80
+#define POOL_NEED 5               /* the kit's allocate-per-transfer loop against your pooled loop */
+#define ROUND_NEED 80
 
 /* random_host - malloc'd host memory holding fresh random data (every page touched); fails the test on OOM */
 static unsigned char *random_host(size_t bytes)
@@ -300,8 +300,8 @@ static void measure_pinned(void *ctx, double *ratio, char *figures, size_t len)
 }
 
 XL_TEST(copy, pinned_speed, 10, XL_GPU,
-        "lab_pinned_copy of 256 MiB reaches 90% of the kit's pinned rate, both directions, and the timed copies are "
-        "exact", 30)
+        "lab_pinned_copy of 256 MiB reaches " XL_STR(PINNED_NEED) "% of the kit's pinned rate, both directions, and the "
+        "timed copies are exact", 30)
 {
     speed_ctx sc;
     void *host = pinned_random(BIG), *dev = kit_dev_alloc(BIG), *host_you = kit_pinned_alloc(BIG),
@@ -311,7 +311,7 @@ XL_TEST(copy, pinned_speed, 10, XL_GPU,
     sc.dirs[1] = (copy_ctx){host, dev, BIG, LAB_D2H};
     sc.yours[0] = (copy_ctx){host, dev_you, BIG, LAB_H2D};
     sc.yours[1] = (copy_ctx){host_you, dev, BIG, LAB_D2H};
-    xl_ratio_check(measure_pinned, &sc, PINNED_NEED, 1, "pinned copy speed (need >= 90% of the kit's)");
+    xl_ratio_check(measure_pinned, &sc, XL_AT_LEAST_PCT(PINNED_NEED), "pinned copy speed against the kit's");
 }
 
 /* Pinned copies (yours, or the kit's for the premise) against the kit's pageable ones. */
@@ -364,7 +364,7 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
 }
 
 XL_TEST(copy, beats_pageable, 5, XL_GPU,
-        "your pinned copies of 64 MiB are at least 1.5x the kit's pageable ones, and exact", 30)
+        "your pinned copies of 64 MiB are at least " XL_STR(PAGEABLE_NEED) "x the kit's pageable ones, and exact", 30)
 {
     unsigned char *want = random_host(MID);
     edge_ctx e = {.pageable = kit_host_alloc(MID), .want = want, .premise_only = 1};
@@ -390,7 +390,7 @@ XL_TEST(copy, beats_pageable, 5, XL_GPU,
                      figures, PAGEABLE_PREMISE);
     xl_note("premise: %s", figures);
     e.premise_only = 0;
-    xl_ratio_check(measure_edge, &e, PAGEABLE_NEED, 1, "pinned against pageable (need >= 1.5x)");
+    xl_ratio_check(measure_edge, &e, XL_AT_LEAST_X(PAGEABLE_NEED), "your pinned copies against the kit's pageable");
     lab_pinned_free(host);
 }
 
@@ -683,12 +683,13 @@ static void measure_loops(void *ctx, double *ratio, char *figures, size_t len)
              naive_ms, you.median_ms, you.min_ms, you.max_ms, *ratio);
 }
 
-XL_TEST(pool, loop_speed, 10, XL_GPU, "16 transfers of 64 MiB through the pool are at least 5x faster than pinning each", 40)
+XL_TEST(pool, loop_speed, 10, XL_GPU,
+        "16 transfers of 64 MiB through the pool are at least " XL_STR(POOL_NEED) "x faster than pinning each", 40)
 {
     loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {xl_fresh_seed(), 1}};
     c.pool = lab_pool_create(MID, 2);
     cr_assert(c.pool != NULL, "lab_pool_create(64 MiB, 2) returned NULL");
-    xl_ratio_check(measure_loops, &c, POOL_NEED, 1, "pooled loop against allocate-per-transfer (need >= 5x)");
+    xl_ratio_check(measure_loops, &c, XL_AT_LEAST_X(POOL_NEED), "pooled loop against allocate-per-transfer");
     lab_pool_destroy(c.pool);
 }
 
@@ -810,13 +811,14 @@ static void measure_trip(void *ctx, double *ratio, char *figures, size_t len)
 }
 
 XL_TEST(roundtrip, speed, 10, XL_GPU,
-        "lab_round_trip of 256 MiB reaches 80% of the kit's pinned round trip, and its timed runs are exact", 30)
+        "lab_round_trip of 256 MiB reaches " XL_STR(ROUND_NEED) "% of the kit's pinned round trip, and its timed runs "
+        "are exact", 30)
 {
     trips_ctx t = {{pinned_random(BIG), kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
                    {NULL, kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
                    0};
     t.you.in = t.kit.in;
-    xl_ratio_check(measure_trip, &t, ROUND_NEED, 1, "round trip speed (need >= 80% of the kit's)");
+    xl_ratio_check(measure_trip, &t, XL_AT_LEAST_PCT(ROUND_NEED), "round trip speed against the kit's");
 }
 
 /* ===== Leaks ===== */

@@ -103,23 +103,31 @@ static void write_token(const char *ext, const char *text)
     }
 }
 
-/* log_ratio - with XL_RATIO_LOG=FILE set, appends "what, attempt, ratio, need, at_least, figures" as a
- * tab-separated line (make stability reads them; the figures say what made a ratio low, and begin with
- * "NOT SOUND (why)" for an attempt that could not be trusted) */
-static void log_ratio(const char *what, int attempt, double ratio, double need, int at_least, const char *unsound,
-                      const char *figures)
+/* log_ratio - with XL_RATIO_LOG=FILE set, appends "check, attempt, ratio, need, at_least, label, figures" as a
+ * tab-separated line: check is suite.name[#k], label the figure's name for people (make stability reads the
+ * columns; the figures say what made a ratio low, and begin with "NOT SOUND (why)" for an attempt that could not
+ * be trusted) */
+static void log_ratio(const char *check, int attempt, double ratio, xl_need need, const char *label,
+                      const char *unsound, const char *figures)
 {
     const char *path = getenv("XL_RATIO_LOG");
     FILE *f = path ? fopen(path, "a") : NULL;
     if (!f)
         return;
-    fprintf(f, "%s\t%d\t%.6g\t%.6g\t%d\t", what, attempt, ratio, need, at_least);
+    fprintf(f, "%s\t%d\t%.6g\t%.6g\t%d\t%s\t", check, attempt, ratio, need.value, need.at_least, label);
     if (*unsound)
         fprintf(f, "NOT SOUND (%s) ", unsound);
     for (const char *c = figures; *c; c++) /* one line per measurement, whatever the figures hold */
         fputc(*c == '\t' || *c == '\n' ? ' ' : *c, f);
     fputc('\n', f);
     fclose(f);
+}
+
+const char *xl_need_text(xl_need need, char *buf, size_t len)
+{
+    int pct = strcmp(need.unit, "%") == 0;
+    snprintf(buf, len, "need %s %g%s", need.at_least ? ">=" : "<=", pct ? 100 * need.value : need.value, need.unit);
+    return buf;
 }
 
 static char unsound_why[512]; /* why the attempt being measured cannot be trusted; "" while it can */
@@ -173,9 +181,15 @@ static void others_unsound(void)
     }
 }
 
-void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least, const char *what)
+void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *name)
 {
-    char all[2048] = "", figures[512], why[512] = "";
+    static int checks; /* ratio checks made so far in this test's process */
+    char all[2048] = "", figures[512], why[512] = "", check[300], bar[64], what[320];
+    if (++checks > 1)
+        snprintf(check, sizeof check, "%s#%d", current_test, checks);
+    else
+        snprintf(check, sizeof check, "%s", current_test);
+    snprintf(what, sizeof what, "%s (%s)", name, xl_need_text(need, bar, sizeof bar));
     for (int attempt = 1; attempt <= 3; attempt++) {
         double ratio = 0;
         figures[0] = '\0';
@@ -183,10 +197,10 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least,
         measure(ctx, &ratio, figures, sizeof figures);
         if (!isfinite(ratio))
             xl_measure_unsound("the ratio is not a number");
-        int pass = at_least ? ratio >= need : ratio <= need;
+        int pass = need.at_least ? ratio >= need.value : ratio <= need.value;
         if (!pass)
             others_unsound();
-        log_ratio(what, attempt, ratio, need, at_least, unsound_why, figures);
+        log_ratio(check, attempt, ratio, need, name, unsound_why, figures);
         if (pass && !unsound_why[0]) {
             xl_note("%s (attempt %d): %s", what, attempt, figures);
             return;

@@ -63,11 +63,28 @@ void xl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define xl_expect_ok(rc, fn) \
     cr_assert(0 == (rc), "%s returned %d, an error (not implemented yet? see its message in the log above)", fn, (int)(rc))
 
-/* xl_ratio_check - a speed check measured up to three times: measure() fills *ratio and a
- * line of figures; passes at the first attempt with ratio >= need (when `at_least`) or
- * ratio <= need (otherwise); fails with every attempt's figures. */
+/* A speed test's bar: the one place its number is written. A grader writes it once as a macro
+ * (#define PINNED_NEED 90) and builds from it the check (XL_AT_LEAST_PCT(PINNED_NEED)), the test's description
+ * ("... at least " XL_STR(PINNED_NEED) "% of the kit's") and so every message. */
+typedef struct {
+    double value;     /* the bar, as the ratio is measured */
+    int at_least;     /* 1: a ratio >= value passes; 0: a ratio <= value passes */
+    const char *unit; /* how people read it: "%" (value shown times 100), "x" (a factor) or "" */
+} xl_need;
+#define XL_STR(x) XL_STR_(x)
+#define XL_STR_(x) #x
+#define XL_AT_LEAST_PCT(pct) ((xl_need){(pct) / 100.0, 1, "%"})
+#define XL_AT_LEAST_X(x) ((xl_need){(x), 1, "x"})
+#define XL_AT_LEAST(v) ((xl_need){(v), 1, ""})
+#define XL_AT_MOST_X(x) ((xl_need){(x), 0, "x"})
+/* xl_need_text - "need >= 90%" (or "need <= 1.5x", "need >= 0.8") into buf; buf */
+const char *xl_need_text(xl_need need, char *buf, size_t len);
+/* xl_ratio_check - a speed check measured up to three times: measure() fills *ratio and a line of figures;
+ * passes at the first sound attempt that meets need; fails with every attempt's figures. what names the
+ * figure for people ("pinned copy speed"); the check is known to the ratio log and make stability by its test's
+ * name, suite.name, with "#2", "#3" for a test's second and third checks. */
 typedef void (*xl_measure_fn)(void *ctx, double *ratio, char *figures, size_t len);
-void xl_ratio_check(xl_measure_fn measure, void *ctx, double need, int at_least, const char *what);
+void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *what);
 /* xl_measure_unsound - inside a measure function: this attempt's figures cannot be trusted (printf format: why,
  * e.g. the kit's own baseline moved between its repetitions, or a result outside physical bounds). Such an
  * attempt never passes and never fails: when no attempt passed and any was unsound, or another process used the

@@ -86,12 +86,12 @@ static void low(void *ctx, double *ratio, char *figures, size_t len)
 XL_TEST(model, ratio_retry, 2, XL_CPU, "a ratio below its threshold is measured again; the second passes", 5)
 {
     int calls = 0;
-    xl_ratio_check(rising, &calls, 0.8, 1, "rising (need >= 0.8)");
+    xl_ratio_check(rising, &calls, XL_AT_LEAST(0.8), "rising");
 }
 
 XL_TEST(model, ratio_low, 1, XL_CPU, "a ratio below its threshold in 3 fresh measurements fails", 5)
 {
-    xl_ratio_check(low, NULL, 0.8, 1, "low (need >= 0.8)");
+    xl_ratio_check(low, NULL, XL_AT_LEAST(0.8), "low");
 }
 
 /* low_unsound - a measurement that always reads 0.5 and whose own baseline moved 3x between repetitions */
@@ -123,16 +123,16 @@ static void not_a_number(void *ctx, double *ratio, char *figures, size_t len)
 
 XL_TEST(model, ratio_unsound, 2, XL_CPU, "a low ratio whose measurement is unsound is not graded, not failed", 5)
 {
-    xl_ratio_check(low_unsound, NULL, 0.8, 1, "unsound (need >= 0.8)");
+    xl_ratio_check(low_unsound, NULL, XL_AT_LEAST(0.8), "unsound");
 }
 
 XL_TEST(model, ratio_impossible_then_true, 2, XL_CPU, "an impossible figure never passes; the next true one does", 5)
 {
     int calls = 0;
-    xl_ratio_check(impossible_first, &calls, 0.8, 1, "impossible (need >= 0.8)");
+    xl_ratio_check(impossible_first, &calls, XL_AT_LEAST(0.8), "impossible");
 }
 
 XL_TEST(model, ratio_nan, 1, XL_CPU, "a ratio that is not a number is not graded", 5)
 {
-    xl_ratio_check(not_a_number, NULL, 0.8, 1, "nan (need >= 0.8)");
+    xl_ratio_check(not_a_number, NULL, XL_AT_LEAST(0.8), "nan");
 }

@@ -1,34 +1,27 @@
 #!/usr/bin/env python3
 """margins.py [DIR] - the instructors' guide's table of threshold margins, as Markdown, from the stability
-reports kept in DIR (default refdata/stability; one folder per machine, each holding make stability's
-NN-slug.txt). Course staff. make test checks that docs/instructors.md holds exactly this table between
-<!-- margins:begin --> and <!-- margins:end -->. A file whose name has more after the slug (a report on an earlier
-version of a grader, or other notes, kept for the record) is left out. Exit 0, or 2 when DIR has no reports.
+measurements kept in DIR (default refdata/stability; one folder per machine, each holding make stability's tables
+NN-slug.tsv and NN-slug-runs.tsv). Course staff. make test checks that docs/instructors.md holds exactly this table
+between <!-- margins:begin --> and <!-- margins:end -->. Tables whose name has more after the slug (measurements of
+an earlier version of a grader, kept for the record) are left out. Exit 0, or 2 when DIR has none.
 """
 import glob
 import os
-import re
 import sys
 
 from kitlabs import KIT, labs as kit_labs
-
-CHECK = re.compile(r'^(.*?): need (>=|<=) (\S+); (\d+) first measurements, median (\S+), min (\S+), max (\S+), '
-                   r'sd (\S+); (?:margin (\S+) spreads|no spread measured)')
-RUNS = re.compile(r'full points in (\d+) of (\d+) runs')
+from stability import check_stats, read_measurements
 
 
 def reports(root):
-    """{machine: {slug: (runs line, [check tuples])}} from root/<machine>/NN-slug.txt"""
+    """{machine: {slug: ((full, runs), {check: stats})}} from root/<machine>/NN-slug.tsv and -runs.tsv"""
     labs = set(kit_labs().values())
     out = {}
-    for path in sorted(glob.glob(os.path.join(root, '*', '*.txt'))):
-        machine, slug = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-4]
-        if slug not in labs:
-            continue
-        lines = open(path).read().splitlines()
-        runs = RUNS.search(lines[0]) if lines else None
-        checks = [m.groups() for m in map(CHECK.match, lines[1:]) if m]
-        out.setdefault(machine, {})[slug] = (runs.groups() if runs else ('?', '?'), checks)
+    for path in sorted(glob.glob(os.path.join(root, '*', '*-runs.tsv'))):
+        machine, slug = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-len('-runs.tsv')]
+        if slug in labs:
+            runs, full, rows = read_measurements(path[:-len('-runs.tsv')])
+            out.setdefault(machine, {})[slug] = ((full, runs), check_stats(rows))
     return out
 
 
@@ -36,34 +29,29 @@ def cell(c):
     """one machine's figures for one check"""
     if c is None:
         return 'not measured with this grader'
-    _, _, _, n, med, lo, hi, sd, margin = c
-    return '%s: %s (%s to %s), sd %s, **%s**' % (n, med, lo, hi, sd, margin if margin else '-')
+    margin = '%.1f' % c['margin'] if c['margin'] is not None else '-'
+    return '%d: %.3f (%.3f to %.3f), sd %.3f, **%s**' % (c['n'], c['median'], c['min'], c['max'], c['sd'], margin)
 
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(KIT, 'refdata', 'stability')
     r = reports(root)
     if not r:
-        print('margins: no stability reports under %s' % root, file=sys.stderr)
+        print('margins: no stability tables under %s' % root, file=sys.stderr)
         return 2
     machines = sorted(r)
     print('| lab | check | threshold | ' + ' | '.join('%s: runs, median (range), sd, **margin**' % m.upper()
                                                   for m in machines) + ' |')
     print('|---|---|---|' + '---|' * len(machines))
     for slug in sorted({s for m in machines for s in r[m]}):
-        names = []
-        for m in machines:
-            for c in r[m].get(slug, (None, []))[1]:
-                if c[0] not in names:
-                    names.append(c[0])
-        for name in sorted(names):
-            per = [next((c for c in r[m].get(slug, (None, []))[1] if c[0] == name), None) for m in machines]
+        for check in sorted({c for m in machines for c in r[m].get(slug, (None, {}))[1]}):
+            per = [r[m].get(slug, (None, {}))[1].get(check) for m in machines]
             first = next(c for c in per if c)
-            what = re.sub(r' \(need [^)]*\)$', '', name)
-            print('| %s | %s | %s %s | %s |' % (slug[:2], what, first[1].replace('>=', '≥').replace('<=', '≤'),
-                                              first[2], ' | '.join(cell(c) for c in per)))
+            print('| %s | `%s` %s | %s %.3g | %s |' % (slug[:2], check, first['label'],
+                                                    '≥' if first['at_least'] else '≤', first['need'],
+                                                    ' | '.join(cell(c) for c in per)))
     print('| | **full points** | | ' + ' | '.join(
-        ', '.join('%s %s/%s' % (s[:2], *r[m][s][0]) for s in sorted(r[m])) for m in machines) + ' |')
+        ', '.join('%s %d/%d' % (s[:2], *r[m][s][0]) for s in sorted(r[m])) for m in machines) + ' |')
     return 0
 
 

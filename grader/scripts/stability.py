@@ -5,7 +5,9 @@ points and, for every timing ratio its grader checks, the spread of the first me
 
 The margin of a check is (median - threshold) / standard deviation (the other way round for an "at most"
 check): under 3 the threshold is too close to what the reference does on this machine, and the report says so.
-Writes build/stability/NN-slug.txt (the report) and NN-slug.tsv (every measurement). --minutes M stops after the
+Writes build/stability/NN-slug.txt (the report, for people), NN-slug.tsv (every measurement: a table with the
+columns of COLUMNS, a check being its test's suite.name) and NN-slug-runs.tsv (the runs and how many had full
+points); margins.py reads the two tables. --minutes M stops after the
 run that ends past M minutes (at least one run; the report says how many were made). --resume keeps the runs of
 the last report in build/stability/ and makes runs until there are RUNS in all (for a machine you hold only a few
 minutes at a time). --load KIND grades beside the kit's own load generator (build/bin/loadgen: copy, compute or
@@ -13,8 +15,8 @@ memory) and writes NN-slug-load-KIND.txt/.tsv instead: under load no test of the
 test may only pass or be NOT GRADED; the report counts the runs of each. --from-log FILE reports on a ratio log
 instead of grading (for testing). Exit 0, or 2 on bad arguments or a grader that gave no results.
 """
+import csv
 import os
-import re
 import signal
 import statistics
 import subprocess
@@ -26,31 +28,84 @@ from kitlabs import KIT, labs as kit_labs
 
 
 
-def report(rows, runs, full, where):
-    """the report's lines from ratio rows (run, what, attempt, ratio, need, at_least, figures)"""
-    lines = ['%s: full points in %d of %d runs of the reference' % (where, full, runs) if runs else where]
+# The measurements' table (NN-slug.tsv): one row per measurement, columns by name. The runs' table
+# (NN-slug-runs.tsv): one row, how many runs and how many of them had full points.
+COLUMNS = ('run', 'check', 'label', 'attempt', 'ratio', 'need', 'at_least', 'figures')
+RUNS_COLUMNS = ('runs', 'full_points')
+
+
+def check_stats(rows):
+    """{check: stats} from measurement rows (dicts of COLUMNS): the first attempts' n, median, min, max, sd, the
+    margin in spreads (None without a spread), the runs that needed a second try, the bar and the label"""
     checks = {}
-    for run, what, attempt, ratio, need, at_least, _ in rows:
-        c = checks.setdefault(what, {'first': [], 'retried': set(), 'need': need, 'at_least': at_least})
-        if attempt == 1:
-            c['first'].append(ratio)
+    for r in rows:
+        c = checks.setdefault(r['check'], {'first': [], 'retried': set(), 'need': r['need'],
+                                           'at_least': r['at_least'], 'label': r['label']})
+        if r['attempt'] == 1:
+            c['first'].append(r['ratio'])
         else:
-            c['retried'].add(run)
+            c['retried'].add(r['run'])
+    for c in checks.values():
+        v = c['first']
+        c['n'], c['median'], c['min'], c['max'] = len(v), statistics.median(v), min(v), max(v)
+        c['sd'] = statistics.stdev(v) if len(v) > 1 else 0.0
+        gap = (c['median'] - c['need']) if c['at_least'] else (c['need'] - c['median'])
+        c['margin'] = gap / c['sd'] if c['sd'] > 0 else None
+    return checks
+
+
+def report(rows, runs, full, where):
+    """the report's lines from measurement rows"""
+    lines = ['%s: full points in %d of %d runs of the reference' % (where, full, runs) if runs else where]
+    checks = check_stats(rows)
     if not checks:
         lines.append('no timing ratios were measured (they need a GPU)')
-    for what, c in sorted(checks.items()):
-        v = c['first']
-        med = statistics.median(v)
-        sd = statistics.stdev(v) if len(v) > 1 else 0.0
-        gap = (med - c['need']) if c['at_least'] else (c['need'] - med)
-        margin = gap / sd if sd > 0 else float('inf')
-        verdict = 'margin %.1f spreads' % margin if sd > 0 else 'no spread measured'
-        if sd > 0 and margin < 3:
+    for check, c in sorted(checks.items()):
+        verdict = 'margin %.1f spreads' % c['margin'] if c['margin'] is not None else 'no spread measured'
+        if c['margin'] is not None and c['margin'] < 3:
             verdict += ': UNDER 3, move this threshold or say why not'
-        lines.append('%s: need %s %.3g; %d first measurements, median %.3f, min %.3f, max %.3f, sd %.3f; %s; '
-                     'a second try in %d runs' % (what, '>=' if c['at_least'] else '<=', c['need'], len(v), med,
-                                                 min(v), max(v), sd, verdict, len(c['retried'])))
+        lines.append('%s (%s): need %s %.3g; %d first measurements, median %.3f, min %.3f, max %.3f, sd %.3f; %s; '
+                     'a second try in %d runs' % (check, c['label'], '>=' if c['at_least'] else '<=', c['need'],
+                                                 c['n'], c['median'], c['min'], c['max'], c['sd'], verdict,
+                                                 len(c['retried'])))
     return lines
+
+
+def typed(r):
+    """a measurement row with its numbers as numbers; ValueError or KeyError when it is not one"""
+    return dict(r, run=int(r['run']), attempt=int(r['attempt']), ratio=float(r['ratio']), need=float(r['need']),
+                at_least=r['at_least'] == '1')
+
+
+def read_table(path, columns):
+    """the rows of a TSV table this script wrote (dicts by column name); ValueError when it is not one"""
+    with open(path, newline='') as f:
+        rd = csv.DictReader(f, delimiter='\t', quoting=csv.QUOTE_NONE)
+        if tuple(rd.fieldnames or ()) != columns:
+            raise ValueError('%s: columns %s, not %s' % (path, rd.fieldnames, columns))
+        rows = list(rd)
+    if any(None in r or None in r.values() for r in rows):
+        raise ValueError('%s: a row of the wrong length' % path)
+    return rows
+
+
+def write_table(path, columns, rows):
+    """rows (dicts) as a TSV table with a header"""
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f, delimiter='\t', quoting=csv.QUOTE_NONE, escapechar='\\', lineterminator='\n')
+        w.writerow(columns)
+        for r in rows:
+            w.writerow(['%.6g' % r[c] if isinstance(r[c], float) else int(r[c]) if isinstance(r[c], bool)
+                        else r[c] for c in columns])
+
+
+def read_measurements(stem):
+    """(runs, full, rows) of a kept report stem (NN-slug): its runs' and measurements' tables; ValueError when
+    they are not this script's"""
+    runs = read_table(stem + '-runs.tsv', RUNS_COLUMNS)
+    if len(runs) != 1:
+        raise ValueError('%s-runs.tsv: %d rows, not 1' % (stem, len(runs)))
+    return int(runs[0]['runs']), int(runs[0]['full_points']), [typed(r) for r in read_table(stem + '.tsv', COLUMNS)]
 
 
 def start_load(kind):
@@ -91,29 +146,27 @@ def verdicts(tally, full, runs, kind):
                              ': a wrong verdict on the reference' if tally['failed_runs'] else '')]
 
 
-def ratio_row(run, f):
-    """one ratio row (run, what, attempt, ratio, need, at_least, figures) from a ratio log line's fields; ValueError
-    or IndexError when they are not one"""
-    return run, f[0], int(f[1]), float(f[2]), float(f[3]), f[4] == '1', f[5] if len(f) > 5 else ''
-
-
 def read_log(path, run):
-    """ratio rows of one log file"""
-    return [ratio_row(run, f) for f in (line.rstrip('\n').split('\t') for line in open(path)) if len(f) in (5, 6)]
+    """measurement rows of one ratio log (the grader's XL_RATIO_LOG: check, attempt, ratio, need, at_least, label,
+    figures)"""
+    rows = []
+    for line in open(path):
+        f = line.rstrip('\n').split('\t')
+        if len(f) == 7:
+            rows.append(typed(dict(zip(('check', 'attempt', 'ratio', 'need', 'at_least', 'label', 'figures'), f),
+                                   run=run)))
+    return rows
 
 
-def kept_runs(txt, tsv):
-    """(runs, full, rows) of an earlier report and its measurements; None if there is none; 'bad' if there is one
-    this script cannot read (not resumed, and not overwritten)"""
-    if not (os.path.isfile(txt) and os.path.isfile(tsv)):
+def kept_runs(stem):
+    """(runs, full, rows) of an earlier report; None if there is none; 'bad' if there is one this script cannot
+    read (not resumed, and not overwritten)"""
+    if not any(os.path.isfile(stem + e) for e in ('.tsv', '-runs.tsv')):
         return None
-    m = re.search(r'full points in (\d+) of (\d+) runs', open(txt).readline())
     try:
-        rows = [ratio_row(int(line.split('\t')[0]), line.split('\t')[1:])
-                for line in open(tsv).read().splitlines()[1:]]
-    except (ValueError, IndexError):
+        return read_measurements(stem)
+    except (OSError, ValueError, KeyError):
         return 'bad'
-    return (int(m.group(2)), int(m.group(1)), rows) if m else 'bad'
 
 
 def grade_runs(grader, slug, first, runs, deadline, tally):
@@ -188,11 +241,11 @@ def main():
     out = os.path.join(KIT, 'build', 'stability')
     os.makedirs(out, exist_ok=True)
     rows, full, first = [], 0, 1
-    kept = kept_runs(os.path.join(out, slugs[0] + '.txt'), os.path.join(out, slugs[0] + '.tsv')) if resume else None
+    kept = kept_runs(os.path.join(out, slugs[0])) if resume else None
     if resume:
         if kept == 'bad':
-            print('stability: %s.txt or .tsv in %s is not a report this script wrote; nothing resumed or overwritten '
-                  '(move them away, or run without RESUME=1)' % (slugs[0], out), file=sys.stderr)
+            print('stability: %s.tsv or -runs.tsv in %s is not a report this script wrote; nothing resumed or '
+                  'overwritten (move them away, or run without RESUME=1)' % (slugs[0], out), file=sys.stderr)
             return 2
         if kept is None:
             print('stability: no earlier report of %s in %s to resume; starting afresh' % (slugs[0], out))
@@ -223,12 +276,10 @@ def main():
     if load is not None:
         lines[1:1] = verdicts(tally, full, runs, load)
     open(os.path.join(out, name + '.txt'), 'w').write('\n'.join(lines) + '\n')
-    with open(os.path.join(out, name + '.tsv'), 'w') as f:
-        f.write('run\tcheck\tattempt\tratio\tneed\tat_least\tfigures\n')
-        for r in rows:
-            f.write('%d\t%s\t%d\t%.6g\t%.6g\t%d\t%s\n' % r)
+    write_table(os.path.join(out, name + '.tsv'), COLUMNS, rows)
+    write_table(os.path.join(out, name + '-runs.tsv'), RUNS_COLUMNS, [{'runs': runs, 'full_points': full}])
     print('\n'.join(lines))
-    print('stability: %s and .tsv' % os.path.join(out, name + '.txt'))
+    print('stability: %s (the tables: %s.tsv, %s-runs.tsv)' % (os.path.join(out, name + '.txt'), name, name))
     return 0
 
 

@@ -64,9 +64,9 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     expect model.ratio_unsound 0 ungraded "a low ratio from an unsound measurement (the kit's baseline moved) is NOT GRADED, not failed"
     expect model.ratio_impossible_then_true 2 passed "an impossible figure (above its bound) never passes; the true one after it does"
     expect model.ratio_nan 0 ungraded "a ratio that is not a number is NOT GRADED"
-    if [ "$(grep -E '^(low|rising) ' "$LOG/selftest-ratios.tsv" | cut -f1-3,6 | sort | tr '\t\n' '|;')" = "low (need >= 0.8)|1|0.5|always 0.5;low (need >= 0.8)|2|0.5|always 0.5;low (need >= 0.8)|3|0.5|always 0.5;rising (need >= 0.8)|1|0.5|call 1 of rising;rising (need >= 0.8)|2|0.9|call 2 of rising;" ] &&
-        [ "$(grep -c '^unsound (need >= 0.8).*NOT SOUND (the planted baseline moved from 1 to 3' "$LOG/selftest-ratios.tsv")" = 3 ]; then
-        ok "grading model: XL_RATIO_LOG gets one line per measurement, with its figures, an unsound one marked NOT SOUND"
+    if [ "$(grep -E '^model\.ratio_(low|retry)	' "$LOG/selftest-ratios.tsv" | cut -f1-4,6,7 | sort | tr '\t\n' '|;')" = "model.ratio_low|1|0.5|0.8|low|always 0.5;model.ratio_low|2|0.5|0.8|low|always 0.5;model.ratio_low|3|0.5|0.8|low|always 0.5;model.ratio_retry|1|0.5|0.8|rising|call 1 of rising;model.ratio_retry|2|0.9|0.8|rising|call 2 of rising;" ] &&
+        [ "$(grep -c '^model\.ratio_unsound	.*	NOT SOUND (the planted baseline moved from 1 to 3' "$LOG/selftest-ratios.tsv")" = 3 ]; then
+        ok "grading model: XL_RATIO_LOG gets one line per measurement, keyed by the test's name, with its bar, label and figures, an unsound one marked NOT SOUND"
     else bad "grading model: the ratio log ($LOG/selftest-ratios.tsv) is not one line per measurement"; fi
     mkdir -p "$LOG/selftest-v"
     if XL_NO_GPU=1 XL_VERBOSE=1 XL_RESULTS_DIR="$LOG/selftest-v" $B/bin/grade-selftest 2>/dev/null | grep -q 'a note shown' &&
@@ -329,30 +329,33 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
         grep -q "stopped at the 0-minute limit: 1 of the 500 runs asked.*full points in 1 of 1 runs" "$LOG/stability-minutes.log"; then
         ok "stability: MINUTES=0 stops after one run of the 500 asked, and says so"
     else bad "stability: MINUTES=0 did not stop after one run (log: $LOG/stability-minutes.log)"; fi
-    # resume: a planted report of 5 runs (4 with full points, one measurement) and one more run to make 6
-    printf 'lab 01-pageable-copy: full points in 4 of 5 runs of the reference\n' >build/stability/01-pageable-copy.txt
-    printf 'run\tcheck\tattempt\tratio\tneed\tat_least\tfigures\nz (need >= 0.5)\t1\t0.9\t0.5\t1\tplanted\n' |
-        sed '2s/^/2\t/' >build/stability/01-pageable-copy.tsv
+    # resume: planted tables of 5 runs (4 with full points, one measurement) and one more run to make 6
+    printf 'runs\tfull_points\n5\t4\n' >build/stability/01-pageable-copy-runs.tsv
+    printf 'run\tcheck\tlabel\tattempt\tratio\tneed\tat_least\tfigures\n2\tz.planted\tplanted figure\t1\t0.9\t0.5\t1\tplanted\n' \
+        >build/stability/01-pageable-copy.tsv
     if XL_NO_GPU=1 make -s stability LAB=01 N=6 RESUME=1 >"$LOG/stability-resume.log" 2>&1 &&
         grep -q "resuming 01-pageable-copy after 5 runs" "$LOG/stability-resume.log" &&
         grep -q "full points in 5 of 6 runs" "$LOG/stability-resume.log" &&
-        grep -q "^z (need >= 0.5): need >= 0.5; 1 first measurements" "$LOG/stability-resume.log" &&
-        grep -q "^2	z (need >= 0.5)	1	0.9	0.5	1	planted$" build/stability/01-pageable-copy.tsv; then
-        ok "stability: RESUME=1 keeps the last report's runs and measurements and adds one run to make 6"
+        grep -q "^z.planted (planted figure): need >= 0.5; 1 first measurements" "$LOG/stability-resume.log" &&
+        grep -q "^2	z.planted	planted figure	1	0.9	0.5	1	planted$" build/stability/01-pageable-copy.tsv &&
+        [ "$(sed -n 2p build/stability/01-pageable-copy-runs.tsv)" = "6	5" ]; then
+        ok "stability: RESUME=1 keeps the last tables' runs and measurements and adds one run to make 6"
     else bad "stability: RESUME=1 did not add to the last report (log: $LOG/stability-resume.log)"; fi
     echo "not a report" >>build/stability/01-pageable-copy.tsv
     cp build/stability/01-pageable-copy.tsv "$LOG/stability-kept.tsv"
     if ! XL_NO_GPU=1 make -s stability LAB=01 N=7 RESUME=1 >"$LOG/stability-bad.log" 2>&1 &&
         grep -q "is not a report this script wrote; nothing resumed or overwritten" "$LOG/stability-bad.log" &&
         cmp -s build/stability/01-pageable-copy.tsv "$LOG/stability-kept.tsv"; then
-        ok "stability: RESUME=1 on a report it cannot read stops with a message and leaves the report as it was"
+        ok "stability: RESUME=1 on a table it cannot read stops with a message and leaves the table as it was"
     else bad "stability: RESUME=1 on an unreadable report (log: $LOG/stability-bad.log)"; fi
     # the margins, from a ratio log of known figures: (median - need) / sd, or (need - median) / sd for "at most"
-    printf 'a (need >= 0.85)\t1\t1.00\t0.85\t1\na (need >= 0.85)\t1\t0.98\t0.85\t1\na (need >= 0.85)\t1\t1.02\t0.85\t1\na (need >= 0.85)\t2\t0.99\t0.85\t1\nb (need <= 150)\t1\t3\t150\t0\nb (need <= 150)\t1\t5\t150\t0\nc (need >= 0.95)\t1\t1.00\t0.95\t1\nc (need >= 0.95)\t1\t0.96\t0.95\t1\n' >"$LOG/ratios.tsv"
+    printf '%s\n' 'a.x	1	1.00	0.85	1	fig a	' 'a.x	1	0.98	0.85	1	fig a	' 'a.x	1	1.02	0.85	1	fig a	' \
+        'a.x	2	0.99	0.85	1	fig a	' 'b.y	1	3	150	0	fig b	' 'b.y	1	5	150	0	fig b	' \
+        'c.z	1	1.00	0.95	1	fig c	' 'c.z	1	0.96	0.95	1	fig c	' >"$LOG/ratios.tsv"
     python3 grader/scripts/stability.py --from-log "$LOG/ratios.tsv" >"$LOG/stability-model.log" 2>&1
-    if grep -q "^a (need >= 0.85): .*median 1.000, .*sd 0.020; margin 7.5 spreads; a second try in 1 runs" "$LOG/stability-model.log" &&
-        grep -q "^b (need <= 150): .*margin 103.2 spreads" "$LOG/stability-model.log" &&
-        grep -q "^c (need >= 0.95): .*margin 1.1 spreads: UNDER 3" "$LOG/stability-model.log"; then
+    if grep -q "^a.x (fig a): need >= 0.85; .*median 1.000, .*sd 0.020; margin 7.5 spreads; a second try in 1 runs" "$LOG/stability-model.log" &&
+        grep -q "^b.y (fig b): need <= 150; .*margin 103.2 spreads" "$LOG/stability-model.log" &&
+        grep -q "^c.z (fig c): need >= 0.95; .*margin 1.1 spreads: UNDER 3" "$LOG/stability-model.log"; then
         ok "stability: margins in spreads, both kinds of threshold, retries counted, a margin under 3 flagged"
     else bad "stability: the margins from a known log (log: $LOG/stability-model.log)"; fi
 fi
