@@ -256,11 +256,11 @@ int main(int argc, char **argv)
            xl_format_size(min_b << (n - 1), sz, sizeof sz), page_t[0][n - 1].median_ms / pin_t[0][n - 1].median_ms,
            page_t[1][n - 1].median_ms / pin_t[1][n - 1].median_ms, naive_ms / pooled_ms, LOOP_N);
     if (csv) {
+        xl_write_run_info(csv, &g, prog, reps);
         if (xl_csv_close(csv, err, sizeof err) != 0) {
             fprintf(stderr, "%s: %s\n", prog, err);
             return 1;
         }
-        xl_append_run_info(csv_path, &g, prog, reps);
         printf("wrote %s\n", csv_path);
     }
     return 0;

@@ -218,9 +218,8 @@ int main(int argc, char **argv)
         record(bug_fetch, &f, pinned, tl, "no wait");
         record(lab_fetch, &f, pinned, tl, "lab_fetch");
         record(lab_fetch, &f, pageable, tl, "pageable");
-        if (xl_timeline_write(tl, csv) != 0)
+        if (xl_timeline_write(tl, csv, &g, prog, 1) != 0)
             return 1;
-        xl_append_run_info(csv, &g, prog, 1);
         xl_timeline_destroy(tl);
         printf("wrote %s\n", csv);
     }

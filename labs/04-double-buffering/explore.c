@@ -2,11 +2,11 @@
  *
  * At three batch sizes, with the stages balanced from this machine's own figures, it times the kit's
  * sequential baseline and your lab_pipe at depths 1 to 3, beside the ideal, checks every result, and
- * prints the overlap efficiency. With --csv it also records a few batches of the baseline and of your
- * depth-2 pipe as a timeline (every copy and kernel on its stream, produce on the host):
+ * prints the overlap efficiency. With --csv it also writes the figures, and records a few batches of the baseline
+ * and of your depth-2 pipe as a timeline (every copy and kernel on its stream, produce on the host) beside them:
  *     make run LAB=04 ARGS="--csv pipe.csv"
- * CSV rows: run,lane,what,start_ms,end_ms for the timeline; rows whose run is "throughput" hold
- * version,batch MiB,million items per second,efficiency instead (see the comment lines).
+ * pipe.csv: version,batch_mib,mitems_per_s (million items per second),efficiency;
+ * pipe-timeline.csv: run,lane,what,start_ms,end_ms,bytes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/cli.h"
+#include "common/csv.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -127,30 +128,27 @@ static void record(xl_timeline *tl, lab_result *res)
     wl_destroy(&w);
 }
 
-/* write_csv - the timeline, then the throughput rows and where they were measured; 0 or -1 */
+/* write_csv - the throughput rows at path and the timeline beside it (xl_timeline_write_beside); 0, or -1 after
+ * one line on stderr */
 static int write_csv(const char *path, xl_timeline *tl, const row *rows, int batches, int reps, const xl_gpu_info *g)
 {
-    if (xl_timeline_write(tl, path) != 0)
-        return -1;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "%s: cannot append to %s\n", prog, path);
+    char err[256];
+    xl_csv *c = xl_csv_open(path, "version,batch_mib,mitems_per_s,efficiency", err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
-    fprintf(f, "# throughput rows: throughput,version,batch MiB,million items per second,efficiency; %d batches\n",
-            batches);
+    xl_csv_comment(c, "%d batches per run; mitems_per_s: million items per second; the timeline: NAME-timeline.csv",
+                   batches);
     for (int s = 0; s < NSIZES; s++) {
         const row *r = &rows[s];
         double items = (double)batches * (double)(r->mib << 18) * 1e-3; /* millions of items, per ms */
-        fprintf(f, "throughput,sequential,%zu,%.2f,0\n", r->mib, items / r->seq_ms);
+        xl_csv_row(c, "sequential,%zu,%.2f,0", r->mib, items / r->seq_ms);
         for (int d = 1; d <= MAX_DEPTH; d++)
-            fprintf(f, "throughput,depth %d,%zu,%.2f,%.3f\n", d, r->mib, items / r->depth_ms[d],
-                    efficiency(r, r->depth_ms[d]));
-        fprintf(f, "throughput,ideal,%zu,%.2f,1\n", r->mib, items / r->ideal_ms);
+            xl_csv_row(c, "depth %d,%zu,%.2f,%.3f", d, r->mib, items / r->depth_ms[d], efficiency(r, r->depth_ms[d]));
+        xl_csv_row(c, "ideal,%zu,%.2f,1", r->mib, items / r->ideal_ms);
     }
-    if (fclose(f) != 0)
-        return -1;
-    return xl_append_run_info(path, g, prog, reps);
+    return xl_timeline_write_beside(tl, c, g, prog, reps);
 }
 
 int main(int argc, char **argv)
@@ -194,7 +192,6 @@ int main(int argc, char **argv)
         if (write_csv(csv, tl, rows, batches, reps, &g) != 0)
             return 1;
         xl_timeline_destroy(tl);
-        printf("wrote %s\n", csv);
     }
     printf("summary: depth 2 efficiency %.2f (4 MiB), %.2f (16 MiB), %.2f (64 MiB); depth 3 %.2f, %.2f, %.2f\n",
            efficiency(&rows[0], rows[0].depth_ms[2]), efficiency(&rows[1], rows[1].depth_ms[2]),

@@ -3,19 +3,19 @@
  * Measures the link (each direction alone and both at once) and the kernel, then times the kit's sequential
  * run and your lab_pipeline_run, depth-first and breadth-first, over 1 to 16 streams and over chunk sizes,
  * beside the ideal; checks every output; measures what tracing costs. With --csv it also records one
- * sequential and one pipelined run as a timeline of every copy and kernel on its stream:
+ * sequential and one pipelined run as a timeline of every copy and kernel on its stream, beside the sweeps:
  *     make run LAB=05 ARGS="--csv pipe.csv"
- * CSV rows: run,lane,what,start_ms,end_ms,bytes for the timeline; rows whose run is "sweep" hold
- * version,streams,chunk MiB,ms,efficiency instead (see the comment lines).
+ * pipe.csv: version,streams,chunk_mib,ms,efficiency (the sequential run last, its chunk the whole array);
+ * pipe-timeline.csv: run,lane,what,start_ms,end_ms,bytes.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/cli.h"
+#include "common/csv.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -31,6 +31,14 @@ static const char *prog = "05-stream-pipelining-explore";
 static const int stream_counts[NSTREAMS] = {1, 2, 4, 8, 16};
 static const size_t chunk_mib[NCHUNKS] = {1, 2, 4, 8, 16, 32};
 
+/* One point of a sweep, as the CSV holds it. */
+typedef struct {
+    const char *version; /* "depth-first" or "breadth-first" */
+    int streams;
+    size_t chunk_mib;
+    double ms, efficiency; /* median time; (sequential - ms) / (sequential - ideal) */
+} sweep_row;
+
 /* What every measurement shares. */
 typedef struct {
     size_t items;
@@ -38,7 +46,8 @@ typedef struct {
     lab_kernel k;
     wl_kernel_ctx kc;
     int reps;
-    char rows[8192]; /* the sweep rows for the CSV */
+    sweep_row rows[2 * NSTREAMS + NCHUNKS]; /* the sweeps, in the order measured */
+    int nrows;
 } ex;
 
 /* check - every output word right, or one line and exit */
@@ -93,8 +102,7 @@ static void row(ex *e, const char *version, int streams, size_t mib, double ms, 
 {
     double eff = (seq - ms) / (seq - ideal);
     printf("  %-14s %7d %7zu MiB %9.2f ms %9.2f ms %8.2f\n", version, streams, mib, ms, ideal, eff);
-    size_t used = strlen(e->rows);
-    snprintf(e->rows + used, sizeof e->rows - used, "sweep,%s,%d,%zu,%.4f,%.4f\n", version, streams, mib, ms, eff);
+    e->rows[e->nrows++] = (sweep_row){version, streams, mib, ms, eff};
 }
 
 /* record - one sequential run and one pipelined run (4 streams, 8 chunks) on the timeline */
@@ -146,6 +154,27 @@ static double tracing_cost(ex *e, int *spans)
     lab_pipeline_destroy(p);
     *spans = per_run;
     return xl_median(on, e->reps) - xl_median(off, e->reps);
+}
+
+/* write_csv - the sweep rows (then the sequential run) at path and the timeline beside it
+ * (xl_timeline_write_beside); 0, or -1 after one line on stderr */
+static int write_csv(const char *path, const ex *e, xl_timeline *tl, double seq, size_t total, const wl_link *l8,
+                     double cost, int spans, const xl_gpu_info *g)
+{
+    char err[256];
+    xl_csv *c = xl_csv_open(path, "version,streams,chunk_mib,ms,efficiency", err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    for (int i = 0; i < e->nrows; i++) {
+        const sweep_row *r = &e->rows[i];
+        xl_csv_row(c, "%s,%d,%zu,%.4f,%.4f", r->version, r->streams, r->chunk_mib, r->ms, r->efficiency);
+    }
+    xl_csv_row(c, "sequential,1,%zu,%.4f,0", total >> 20, seq);
+    xl_csv_comment(c, "link: in %.2f, out %.2f, both at once %.2f GB/s; tracing added %.4f ms to a run of %d spans",
+                   l8->h2d_gbps, l8->d2h_gbps, l8->duplex_gbps, cost, spans);
+    return xl_timeline_write_beside(tl, c, g, prog, e->reps);
 }
 
 int main(int argc, char **argv)
@@ -203,20 +232,9 @@ int main(int argc, char **argv)
         if (!tl)
             xl_fail("out of memory");
         record(&e, tl);
-        if (xl_timeline_write(tl, csv) != 0) /* the timeline rows, with the header */
+        if (write_csv(csv, &e, tl, seq, total, &l8, cost, spans, &g) != 0)
             return 1;
         xl_timeline_destroy(tl);
-        FILE *f = fopen(csv, "a");
-        if (!f)
-            xl_fail("cannot append to %s", csv);
-        fprintf(f, "# sweep rows: sweep,version,streams,chunk MiB,ms,efficiency\n%s", e.rows);
-        fprintf(f, "sweep,sequential,1,%zu,%.4f,0\n", total >> 20, seq);
-        fprintf(f, "# link: in %.2f, out %.2f, both at once %.2f GB/s; tracing added %.4f ms to a run of %d spans\n",
-                l8.h2d_gbps, l8.d2h_gbps, l8.duplex_gbps, cost, spans);
-        if (fclose(f) != 0)
-            xl_fail("cannot write %s", csv);
-        xl_append_run_info(csv, &g, prog, reps);
-        printf("wrote %s\n", csv);
     }
     printf("summary: link both ways at once %.1f GB/s (in %.1f, out %.1f); sequential %.2f ms, your best %.2f ms, "
            "ideal at 8 MiB chunks %.2f ms\n",

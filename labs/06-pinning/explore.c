@@ -172,9 +172,9 @@ int main(int argc, char **argv)
            last[3].t.median_ms - last[0].t.median_ms);
     XL_CHECK(cudaFree(dev));
     if (out) {
+        xl_write_run_info(out, &g, prog, reps);
         if (xl_csv_close(out, err, sizeof err) != 0)
             xl_fail("%s", err);
-        xl_append_run_info(csv, &g, prog, reps);
         printf("wrote %s\n", csv);
     }
     return 0;
