@@ -3,10 +3,8 @@
 # Called by grader/scripts/plots.sh with: data (the lab 04 explorer's NAME-timeline.csv), out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 960,520 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 960,520 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6.4in,3.5in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "960,520"; size_in = "6.4in,3.5in"
+load "plots/terminal.gpi"
 set datafile missing NaN
 
 stats data using (strcol("run") eq "sequential" ? column("start_ms") : NaN) nooutput
