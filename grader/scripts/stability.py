@@ -26,6 +26,7 @@ from kitlabs import KIT, labs as kit_labs
 
 
 
+# ===== The report =====
 def report(rows, runs, full, where):
     """the report's lines from ratio rows (run, what, attempt, ratio, need, at_least, figures)"""
     lines = ['%s: full points in %d of %d runs of the reference' % (where, full, runs) if runs else where]
@@ -53,6 +54,7 @@ def report(rows, runs, full, where):
     return lines
 
 
+# ===== Load beside the runs =====
 def start_load(kind):
     """the kit's load generator of that kind, started and running (its first line read); None after saying why
     it could not start"""
@@ -81,6 +83,7 @@ def stop_load(p):
             p.wait()
 
 
+# ===== Reading the graders' logs =====
 def verdicts(tally, full, runs, kind):
     """the lines on a run under load: full points, tests not graded, tests failed (which, how often)"""
     def names(d):
@@ -116,6 +119,7 @@ def kept_runs(txt, tsv):
     return (int(m.group(2)), int(m.group(1)), rows) if m else 'bad'
 
 
+# ===== Grading again and again =====
 def grade_runs(grader, slug, first, runs, deadline, tally):
     """grades the reference for runs first..runs (fewer when past deadline), counting verdicts into tally; (last
     run made, the last run's points.tsv rows, ratio rows, runs with full points), or None when a run gave no
@@ -148,6 +152,7 @@ def grade_runs(grader, slug, first, runs, deadline, tally):
     return last, got, rows, full
 
 
+# ===== Main =====
 def main():
     args = sys.argv[1:]
     resume = '--resume' in args
