@@ -398,12 +398,20 @@ if command -v gnuplot >/dev/null 2>&1; then
         if [ $n -gt 0 ]; then ok "charts: $n rendered as SVG and PNG"; else bad "charts: none rendered (log: $LOG/plots.log)"; fi
     else bad "charts: plots.sh failed (log: $LOG/plots.log)"; tail -5 "$LOG/plots.log" | sed 's/^/        /'; fi
     # a CSV brought back from a GPU host into build/data/ is charted too, named after its file
+    # (lab 05's with its timeline beside it, NAME-timeline.csv: the timeline chart of NAME, not a set of its own)
     mkdir -p $B/data && cp refdata/01-pageable-copy/h200.csv $B/data/01-pageable-copy-brought.csv
+    cp refdata/05-stream-pipelining/h200.csv $B/data/05-stream-pipelining-brought.csv
+    cp refdata/05-stream-pipelining/h200-timeline.csv $B/data/05-stream-pipelining-brought-timeline.csv
     if XL_NO_GPU=1 XL_PLOTS_OUT=$LOG/plots-data grader/scripts/plots.sh >"$LOG/plots-data.log" 2>&1 &&
         grep -q '</svg>' "$LOG/plots-data/01-pageable-bandwidth-brought.svg" 2>/dev/null; then
         ok "charts: a CSV put in build/data/ as NN-slug-NAME.csv is charted as NN-chart-NAME"
     else bad "charts: build/data/01-pageable-copy-brought.csv was not charted (log: $LOG/plots-data.log)"; fi
-    rm -f $B/data/01-pageable-copy-brought.csv
+    if grep -q '</svg>' "$LOG/plots-data/05-timeline-brought.svg" 2>/dev/null &&
+        grep -q '</svg>' "$LOG/plots-data/05-streams-brought.svg" 2>/dev/null &&
+        ! ls "$LOG"/plots-data/*brought-timeline* >/dev/null 2>&1; then
+        ok "charts: NAME-timeline.csv beside NAME.csv is drawn as NAME's timeline chart, not charted on its own"
+    else bad "charts: build/data/05-stream-pipelining-brought{,-timeline}.csv were not charted together (log: $LOG/plots-data.log)"; fi
+    rm -f $B/data/01-pageable-copy-brought.csv $B/data/05-stream-pipelining-brought.csv $B/data/05-stream-pipelining-brought-timeline.csv
 else
     skipped "charts: gnuplot is not installed"
 fi
