@@ -56,6 +56,11 @@ void xl_csv_row(xl_csv *c, const char *fmt, ...)
     va_end(ap);
 }
 
+const char *xl_csv_path(const xl_csv *c)
+{
+    return c->path;
+}
+
 /* csv_free - releases c's memory */
 static void csv_free(xl_csv *c)
 {
@@ -85,4 +90,18 @@ void xl_csv_abandon(xl_csv *c)
     fclose(c->f);
     remove(c->tmp);
     csv_free(c);
+}
+
+int xl_csv_sibling(const char *path, const char *name, char *out, size_t len)
+{
+    size_t n = strlen(path);
+    if (n >= 4 && strcmp(path + n - 4, ".csv") == 0)
+        n -= 4;
+    int got = snprintf(out, len, "%.*s-%s.csv", (int)n, path, name);
+    if (got < 0 || (size_t)got >= len) {
+        if (len)
+            out[0] = '\0';
+        return -1;
+    }
+    return 0;
 }

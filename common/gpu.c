@@ -103,21 +103,39 @@ int xl_pcie_link(int *gen, int *width, double *line_gbps)
     return 0;
 }
 
-int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps)
+/* run_info - the lines (without "# ") that say where and when a CSV was measured, into lines; how many */
+static int run_info(char lines[3][512], const xl_gpu_info *g, const char *prog, int reps)
 {
     char drv[16], rt[16], day[32], rel[64];
     time_t now = time(NULL);
+    int n = 0, gen, width;
+    double line;
+    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+    snprintf(lines[n++], 512, "gpu: %s; driver %s (CUDA %s); built with CUDA %s; %d copy engines", g->name,
+             xl_driver_release(rel, sizeof rel), xl_version_string(g->driver_version, drv, sizeof drv),
+             xl_version_string(g->runtime_version, rt, sizeof rt), g->copy_engines);
+    if (xl_pcie_link(&gen, &width, &line) == 0)
+        snprintf(lines[n++], 512, "link: PCIe gen %d x%d, line rate %.1f GB/s per direction", gen, width, line);
+    snprintf(lines[n++], 512, "measured %s by %s, %d timed runs per figure after a warm-up", day, prog, reps);
+    return n;
+}
+
+int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps)
+{
+    char lines[3][512];
+    int n = run_info(lines, g, prog, reps);
     FILE *f = fopen(path, "a");
     if (!f)
         return -1;
-    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
-    fprintf(f, "# gpu: %s; driver %s (CUDA %s); built with CUDA %s; %d copy engines\n", g->name,
-            xl_driver_release(rel, sizeof rel), xl_version_string(g->driver_version, drv, sizeof drv),
-            xl_version_string(g->runtime_version, rt, sizeof rt), g->copy_engines);
-    int gen, width;
-    double line;
-    if (xl_pcie_link(&gen, &width, &line) == 0)
-        fprintf(f, "# link: PCIe gen %d x%d, line rate %.1f GB/s per direction\n", gen, width, line);
-    fprintf(f, "# measured %s by %s, %d timed runs per figure after a warm-up\n", day, prog, reps);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "# %s\n", lines[i]);
     return fclose(f) == 0 ? 0 : -1;
+}
+
+void xl_write_run_info(xl_csv *c, const xl_gpu_info *g, const char *prog, int reps)
+{
+    char lines[3][512];
+    int n = run_info(lines, g, prog, reps);
+    for (int i = 0; i < n; i++)
+        xl_csv_comment(c, "%s", lines[i]);
 }

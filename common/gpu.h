@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "csv.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,8 +36,12 @@ void xl_gpu_require(const char *prog, xl_gpu_info *info);
 /* xl_driver_release - the NVIDIA kernel driver's release ("580.159.04") into buf; "unknown" when unreadable */
 const char *xl_driver_release(char *buf, size_t len);
 
-/* xl_append_run_info - appends to a CSV the comment lines that say where and when it was measured:
- * the GPU, driver and toolkit, the date, the program and its repetitions; 0, or -1 if it cannot write */
+/* xl_write_run_info - writes into c the comment lines that say where and when it was measured: the GPU, driver
+ * and toolkit, the PCIe link, the date, the program and its repetitions */
+void xl_write_run_info(xl_csv *c, const xl_gpu_info *g, const char *prog, int reps);
+
+/* xl_append_run_info - the same lines appended to a CSV that a student's code wrote and closed (lab 01's
+ * lab_write_csv); 0, or -1 if it cannot write */
 int xl_append_run_info(const char *path, const xl_gpu_info *g, const char *prog, int reps);
 
 /* xl_pcie_link - the GPU's PCIe link at its best (generation, lanes) as nvidia-smi reports it, and the

@@ -202,7 +202,7 @@ double xl_spans_overlap_ms(double *a, int na, double *b, int nb)
     return total;
 }
 
-int xl_timeline_write(xl_timeline *t, const char *path)
+int xl_timeline_write(xl_timeline *t, const char *path, const xl_gpu_info *g, const char *prog, int reps)
 {
     char err[256];
     xl_csv *c = xl_csv_open(path, "run,lane,what,start_ms,end_ms,bytes", err, sizeof err);
@@ -215,10 +215,32 @@ int xl_timeline_write(xl_timeline *t, const char *path)
         span *s = &t->spans[i];
         xl_csv_row(c, "%s,%s,%s,%.4f,%.4f,%zu", s->run, s->lane, s->what, s->start_ms, s->end_ms, s->bytes);
     }
+    if (g)
+        xl_write_run_info(c, g, prog, reps);
     if (xl_csv_close(c, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
+    return 0;
+}
+
+int xl_timeline_write_beside(xl_timeline *t, xl_csv *figures, const xl_gpu_info *g, const char *prog, int reps)
+{
+    char err[256], path[4096], tl_path[4096];
+    snprintf(path, sizeof path, "%s", xl_csv_path(figures));
+    if (xl_csv_sibling(path, "timeline", tl_path, sizeof tl_path) != 0) {
+        xl_csv_abandon(figures);
+        fprintf(stderr, "%s: %s: the name is too long for a second file beside it\n", prog, path);
+        return -1;
+    }
+    xl_write_run_info(figures, g, prog, reps);
+    if (xl_csv_close(figures, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    if (xl_timeline_write(t, tl_path, g, prog, reps) != 0)
+        return -1;
+    printf("wrote %s and %s\n", path, tl_path);
     return 0;
 }
 

@@ -2,7 +2,7 @@
  *
  * Part of xferlab's common library. Host spans are read from the host clock; GPU spans are pairs of
  * CUDA events recorded on a stream, converted to the same clock when the timeline is written. Writes a
- * CSV (run,lane,what,start_ms,end_ms) that plots/ draws as a Gantt chart, so overlap can be seen
+ * CSV (run,lane,what,start_ms,end_ms,bytes) that plots/ draws as a Gantt chart, so overlap can be seen
  * without a profiler. Accuracy: the two clocks are aligned once, to within tens of microseconds.
  */
 #ifndef XL_TIMELINE_H
@@ -10,6 +10,8 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+
+#include "gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,9 +60,15 @@ double xl_spans_overlap_ms(double *a, int na, double *b, int nb);
 double xl_spans_total_ms(double *pairs, int n);
 
 /* xl_timeline_write - waits for every event, then writes all spans to path as CSV (header
- * run,lane,what,start_ms,end_ms,bytes);
- * 0, or -1 with a message on stderr */
-int xl_timeline_write(xl_timeline *t, const char *path);
+ * run,lane,what,start_ms,end_ms,bytes), and where they were measured when g is not NULL (xl_write_run_info:
+ * g, prog, reps); 0, or -1 with a message on stderr */
+int xl_timeline_write(xl_timeline *t, const char *path, const xl_gpu_info *g, const char *prog, int reps);
+
+/* xl_timeline_write_beside - for a program that writes figures and a timeline of one run: adds where they were
+ * measured to the figures' CSV and closes it, writes t beside it (NAME.csv, NAME-timeline.csv: xl_csv_sibling)
+ * with the same lines, and says "wrote NAME.csv and NAME-timeline.csv"; 0, or -1 after one line on stderr
+ * (a file not written keeps what it held). Frees figures either way. */
+int xl_timeline_write_beside(xl_timeline *t, xl_csv *figures, const xl_gpu_info *g, const char *prog, int reps);
 
 /* xl_timeline_destroy - frees the timeline and its events; NULL does nothing */
 void xl_timeline_destroy(xl_timeline *t);

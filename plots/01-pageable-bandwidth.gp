@@ -1,13 +1,12 @@
 # 01-pageable-bandwidth.gp - lab 01: pageable copy bandwidth against size, both directions,
 # with the fitted model T(n) = L + n/B drawn through the points.
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 01 explorer), out (file
-# without extension), machine (a label for the title), fmt ("svg", "png" or "pdf").
+# Called by grader/scripts/plots.sh with: data (the lab 01 explorer's CSV:
+# direction,bytes,median_ms,min_ms,max_ms,gbps), out (file without extension), machine (a label for the title),
+# fmt ("svg", "png" or "pdf").
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 900,560 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 900,560 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.7in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "900,560"; size_in = "6in,3.7in"
+load "plots/terminal.gpi"
 
 # the model, in ms for n bytes with L in us and B in GB/s, fitted on relative error (weights 1/T^2)
 T(n, L, B) = L * 1e-3 + n * 1e-6 / B
@@ -15,10 +14,11 @@ th(n) = T(n, Lh, Bh)
 td(n) = T(n, Ld, Bd)
 Lh = 10; Bh = 10; Ld = 10; Bd = 10
 set fit quiet errorvariables nolog
-h2d(col) = strcol(1) eq "H2D" ? column(col) : 1/0
-d2h(col) = strcol(1) eq "D2H" ? column(col) : 1/0
-fit th(x) data using 2:(h2d(3)):(h2d(3)) yerror via Lh, Bh
-fit td(x) data using 2:(d2h(3)):(d2h(3)) yerror via Ld, Bd
+# a column of one direction's rows (1/0 on the other's); the rate of its bytes in the time of column c
+dir(d, c) = strcol("direction") eq d ? column(c) : 1/0
+rate(d, c) = strcol("direction") eq d ? column("bytes") * 1e-6 / column(c) : 1/0
+fit th(x) data using "bytes":(dir("H2D", "median_ms")):(dir("H2D", "median_ms")) yerror via Lh, Bh
+fit td(x) data using "bytes":(dir("D2H", "median_ms")):(dir("D2H", "median_ms")) yerror via Ld, Bd
 
 set title noenhanced sprintf("Pageable copies: bandwidth against size (%s)", machine)
 set xlabel "copy size (bytes, log scale)"
@@ -37,9 +37,9 @@ set style line 3 lc rgb "#1f77b4" lw 1.5 dt 2
 set style line 4 lc rgb "#d62728" lw 1.5 dt 4
 set samples 400
 
-plot data using 2:(strcol(1) eq "H2D" ? $6 : 1/0):(strcol(1) eq "H2D" ? $2 * 1e-6 / $5 : 1/0):(strcol(1) eq "H2D" ? $2 * 1e-6 / $4 : 1/0) \
+plot data using "bytes":(dir("H2D", "gbps")):(rate("H2D", "max_ms")):(rate("H2D", "min_ms")) \
         with yerrorlines ls 1 title "host to device (H2D), median and min-max", \
-     data using 2:(strcol(1) eq "D2H" ? $6 : 1/0):(strcol(1) eq "D2H" ? $2 * 1e-6 / $5 : 1/0):(strcol(1) eq "D2H" ? $2 * 1e-6 / $4 : 1/0) \
+     data using "bytes":(dir("D2H", "gbps")):(rate("D2H", "max_ms")):(rate("D2H", "min_ms")) \
         with yerrorlines ls 2 title "device to host (D2H), median and min-max", \
      [4096:*] x * 1e-6 / th(x) ls 3 title sprintf("H2D fit: L = %.1f us, B = %.1f GB/s", Lh, Bh), \
      [4096:*] x * 1e-6 / td(x) ls 4 title sprintf("D2H fit: L = %.1f us, B = %.1f GB/s", Ld, Bd)

@@ -1,13 +1,12 @@
 # 02-pinned-bandwidth.gp - lab 02: bandwidth against size for pinned and pageable copies, both
 # directions, under the PCIe link's line rate.
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 02 explorer), out (file without
-# extension), machine (title label), fmt ("svg", "png" or "pdf"), linkrate (GB/s per direction, 0 if unknown).
+# Called by grader/scripts/plots.sh with: data (the lab 02 explorer's CSV:
+# kind,label,bytes,median_ms,min_ms,max_ms,gbps; the rows of kind "copy" here), out (file without extension),
+# machine (title label), fmt ("svg", "png" or "pdf"), linkrate (GB/s per direction, 0 if unknown).
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 900,560 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 900,560 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.7in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "900,560"; size_in = "6in,3.7in"
+load "plots/terminal.gpi"
 
 set title noenhanced sprintf("Pinned against pageable copies (%s)", machine)
 set xlabel "copy size (bytes, log scale)"
@@ -27,12 +26,12 @@ set style line 3 lc rgb "#1f77b4" lw 1.5 pt 6 ps 0.8 dt 2
 set style line 4 lc rgb "#d62728" lw 1.5 pt 4 ps 0.8 dt 2
 set style line 5 lc rgb "#555555" lw 1.5 dt 3
 
-sel(label) = strcol(1) eq "copy" && strcol(2) eq label
+gbps(label) = strcol("kind") eq "copy" && strcol("label") eq label ? column("gbps") : NaN
 if (linkrate > 0) {
     set label 1 sprintf("PCIe line rate %.1f GB/s per direction", linkrate) at graph 0.98, first linkrate * 1.03 right tc rgb "#555555"
     set arrow 1 from graph 0, first linkrate to graph 1, first linkrate nohead ls 5
 }
-plot data using 3:(sel("H2D pinned") ? $7 : NaN) with linespoints ls 1 title "H2D, pinned", \
-     data using 3:(sel("D2H pinned") ? $7 : NaN) with linespoints ls 2 title "D2H, pinned", \
-     data using 3:(sel("H2D pageable") ? $7 : NaN) with linespoints ls 3 title "H2D, pageable", \
-     data using 3:(sel("D2H pageable") ? $7 : NaN) with linespoints ls 4 title "D2H, pageable"
+plot data using "bytes":(gbps("H2D pinned")) with linespoints ls 1 title "H2D, pinned", \
+     data using "bytes":(gbps("D2H pinned")) with linespoints ls 2 title "D2H, pinned", \
+     data using "bytes":(gbps("H2D pageable")) with linespoints ls 3 title "H2D, pageable", \
+     data using "bytes":(gbps("D2H pageable")) with linespoints ls 4 title "D2H, pageable"

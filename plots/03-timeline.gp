@@ -1,19 +1,17 @@
 # 03-timeline.gp - lab 03: one fetch without a wait (the bug), one with lab_fetch, and one into pageable
 # memory, as host and GPU lanes on one clock: when was the result read, and was the copy done?
-# Called by grader/scripts/plots.sh with: data (timeline CSV from the lab 03 explorer), out, machine, fmt.
+# Called by grader/scripts/plots.sh with: data (the lab 03 explorer's CSV, a timeline), out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 900,520 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 900,520 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.5in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "900,520"; size_in = "6in,3.5in"
+load "plots/terminal.gpi"
 
 # each run's own start: its first GPU span
-stats data using (strcol(1) eq "no wait" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "no wait" ? column("start_ms") : NaN) nooutput
 t_bug = STATS_min
-stats data using (strcol(1) eq "lab_fetch" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "lab_fetch" ? column("start_ms") : NaN) nooutput
 t_fix = STATS_min
-stats data using (strcol(1) eq "pageable" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "pageable" ? column("start_ms") : NaN) nooutput
 t_page = STATS_min
 set title noenhanced sprintf("Reading a result: without a wait, with lab_fetch, and into pageable memory (%s)", machine)
 set xlabel "time (ms) from the start of each fetch"
@@ -28,14 +26,8 @@ load "plots/timeline.gpi"
 
 t0(run) = run eq "no wait" ? t_bug : (run eq "lab_fetch" ? t_fix : t_page)
 row(run, lane) = (run eq "no wait" ? 4 : (run eq "lab_fetch" ? 2 : 0)) + (lane eq "host" ? 1 : 0)
-x(c) = column(c) - t0(strcol(1))
-is(w) = strcol(3) eq w
 
-plot data using ((x(4) + x(5)) / 2):(is("GPU work") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
-        with boxxyerror @s_kernel title "GPU work (kernel)", \
-     data using ((x(4) + x(5)) / 2):(is("copy to host") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
-        with boxxyerror @s_d2h title "copy to host", \
-     data using ((x(4) + x(5)) / 2):(is("host work") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.3) \
-        with boxxyerror @s_host title "host work", \
-     data using ((x(4) + x(5)) / 2):(is("read result") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2 + 0.05):(0.3) \
-        with boxxyerror @s_read title "host reads the result"
+plot data using @mid:(span("GPU work")):@half:(0.3) with boxxyerror @s_kernel title "GPU work (kernel)", \
+     data using @mid:(span("copy to host")):@half:(0.3) with boxxyerror @s_d2h title "copy to host", \
+     data using @mid:(span("host work")):@half:(0.3) with boxxyerror @s_host title "host work", \
+     data using @mid:(span("read result")):(@half + 0.05):(0.3) with boxxyerror @s_read title "host reads the result"

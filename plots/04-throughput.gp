@@ -1,11 +1,10 @@
 # 04-throughput.gp - lab 04: items per second against batch size, sequential, depths 1 to 3, and the ideal.
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 04 explorer), out, machine, fmt.
+# Called by grader/scripts/plots.sh with: data (the lab 04 explorer's CSV: version,batch_mib,mitems_per_s,efficiency),
+# out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 900,560 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 900,560 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.7in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "900,560"; size_in = "6in,3.7in"
+load "plots/terminal.gpi"
 
 set title noenhanced sprintf("Throughput against batch size, stages balanced (%s)", machine)
 set xlabel "batch size (MiB of 32-bit items, log scale)"
@@ -18,9 +17,9 @@ set yrange [0:*]
 set grid xtics ytics lc rgb "#dddddd"
 set key outside right center vertical box noenhanced
 set datafile missing NaN
-sel(v) = strcol(1) eq "throughput" && strcol(2) eq v
-plot data using 3:(sel("ideal") ? $4 : NaN) with linespoints lw 2 dt 2 pt 6 lc rgb "#000000" title "ideal (busiest stage)", \
-     data using 3:(sel("depth 3") ? $4 : NaN) with linespoints lw 2 pt 9 lc rgb "#9467bd" title "depth 3", \
-     data using 3:(sel("depth 2") ? $4 : NaN) with linespoints lw 2.5 pt 7 lc rgb "#1f77b4" title "depth 2 (double-buffering)", \
-     data using 3:(sel("depth 1") ? $4 : NaN) with linespoints lw 2 pt 5 lc rgb "#ff7f0e" title "depth 1 (one buffer)", \
-     data using 3:(sel("sequential") ? $4 : NaN) with linespoints lw 2 pt 13 lc rgb "#7f7f7f" title "sequential (baseline)"
+rate(v) = strcol("version") eq v ? column("mitems_per_s") : NaN
+plot data using "batch_mib":(rate("ideal")) with linespoints lw 2 dt 2 pt 6 lc rgb "#000000" title "ideal (busiest stage)", \
+     data using "batch_mib":(rate("depth 3")) with linespoints lw 2 pt 9 lc rgb "#9467bd" title "depth 3", \
+     data using "batch_mib":(rate("depth 2")) with linespoints lw 2.5 pt 7 lc rgb "#1f77b4" title "depth 2 (double-buffering)", \
+     data using "batch_mib":(rate("depth 1")) with linespoints lw 2 pt 5 lc rgb "#ff7f0e" title "depth 1 (one buffer)", \
+     data using "batch_mib":(rate("sequential")) with linespoints lw 2 pt 13 lc rgb "#7f7f7f" title "sequential (baseline)"

@@ -1,17 +1,15 @@
 # 04-timeline.gp - lab 04: six batches through the sequential baseline and through a depth-2 pipe, one row
 # per lane (the host, each stream), coloured by stage, each run from its own start.
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 04 explorer), out, machine, fmt.
+# Called by grader/scripts/plots.sh with: data (the lab 04 explorer's NAME-timeline.csv), out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 960,520 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 960,520 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6.4in,3.5in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "960,520"; size_in = "6.4in,3.5in"
+load "plots/terminal.gpi"
 set datafile missing NaN
 
-stats data using (strcol(1) eq "sequential" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "sequential" ? column("start_ms") : NaN) nooutput
 t_seq = STATS_min
-stats data using (strcol(1) eq "depth 2" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "depth 2" ? column("start_ms") : NaN) nooutput
 t_pipe = STATS_min
 set title noenhanced sprintf("Six batches, sequential and double-buffered (%s)", machine)
 set xlabel "time (ms) from the start of each run"
@@ -27,14 +25,8 @@ load "plots/timeline.gpi"
 lane(l) = l eq "host" ? 1 : (l eq "stream 1" ? 0 : (l eq "stream 2" ? -1 : NaN))
 row(r, l) = r eq "sequential" ? 5 + lane(l) : (r eq "depth 2" ? 2 + lane(l) : NaN)
 t0(r) = r eq "sequential" ? t_seq : t_pipe
-x(c) = column(c) - t0(strcol(1))
-is(w) = strcol(3) eq w
 
-plot data using ((x(4) + x(5)) / 2):(is("produce") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror @s_host title "produce (host)", \
-     data using ((x(4) + x(5)) / 2):(is("H2D") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror @s_h2d title "copy in (H2D)", \
-     data using ((x(4) + x(5)) / 2):(is("compute") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror @s_kernel title "kernel", \
-     data using ((x(4) + x(5)) / 2):(is("D2H") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2 + 0.03):(0.32) \
-        with boxxyerror @s_d2h title "result back (D2H)"
+plot data using @mid:(span("produce")):@half:(0.32) with boxxyerror @s_host title "produce (host)", \
+     data using @mid:(span("H2D")):@half:(0.32) with boxxyerror @s_h2d title "copy in (H2D)", \
+     data using @mid:(span("compute")):@half:(0.32) with boxxyerror @s_kernel title "kernel", \
+     data using @mid:(span("D2H")):(@half + 0.03):(0.32) with boxxyerror @s_d2h title "result back (D2H)"

@@ -1,16 +1,16 @@
 # 05-chunks.gp - lab 05: time against the chunk size (4 streams, depth-first), with the sequential time and
 # the ideal for each chunk size (read back from the row's efficiency, as in 05-streams.gp).
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 05 explorer), out, machine, fmt.
+# Called by grader/scripts/plots.sh with: data (the lab 05 explorer's CSV: version,streams,chunk_mib,ms,efficiency),
+# out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 900,560 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 900,560 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.7in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "900,560"; size_in = "6in,3.7in"
+load "plots/terminal.gpi"
 set datafile missing NaN
 
-stats data using (strcol(1) eq "sweep" && strcol(2) eq "sequential" ? $5 : NaN) nooutput
+stats data using (strcol("version") eq "sequential" ? column("ms") : NaN) nooutput
 seq = STATS_max
+ideal(ms, eff) = seq - (seq - ms) / eff
 set title noenhanced sprintf("Time against the chunk size, 4 streams, depth-first (%s)", machine)
 set xlabel "chunk size (MiB, log scale)"
 set ylabel "time for the whole array (ms)"
@@ -24,7 +24,7 @@ set key top right box opaque noenhanced
 # the chunk sweep is the last six depth-first rows (the first five are the stream sweep)
 n = 0
 m = 0
-chunkrow(c) = strcol(1) eq "sweep" && strcol(2) eq "depth-first"
+sel(v) = strcol("version") eq v
 plot seq with lines lw 2 dt 3 lc rgb "#7f7f7f" title sprintf("sequential, one stream: %.2f ms", seq), \
-     data using 4:(chunkrow(0) ? (m = m + 1, m > 5 ? seq - (seq - $5) / $6 : NaN) : NaN) with linespoints lw 2 dt 2 pt 6 lc rgb "#000000" title "ideal (duplex limit + fill)", \
-     data using 4:(chunkrow(0) ? (n = n + 1, n > 5 ? $5 : NaN) : NaN) with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "4 streams, depth-first"
+     data using "chunk_mib":(sel("depth-first") ? (m = m + 1, m > 5 ? ideal(column("ms"), column("efficiency")) : NaN) : NaN) with linespoints lw 2 dt 2 pt 6 lc rgb "#000000" title "ideal (duplex limit + fill)", \
+     data using "chunk_mib":(sel("depth-first") ? (n = n + 1, n > 5 ? column("ms") : NaN) : NaN) with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "4 streams, depth-first"

@@ -1,18 +1,19 @@
 # 05-streams.gp - lab 05: time against the number of streams (8 MiB chunks), both issue orders, with the
 # sequential time and the ideal drawn in. The ideal is read back from each row's efficiency:
 # ideal = sequential - (sequential - time) / efficiency.
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 05 explorer), out, machine, fmt.
+# Called by grader/scripts/plots.sh with: data (the lab 05 explorer's CSV: version,streams,chunk_mib,ms,efficiency),
+# out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 900,560 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 900,560 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6in,3.7in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "900,560"; size_in = "6in,3.7in"
+load "plots/terminal.gpi"
 set datafile missing NaN
 
-stats data using (strcol(1) eq "sweep" && strcol(2) eq "sequential" ? $5 : NaN) nooutput
+stats data using (strcol("version") eq "sequential" ? column("ms") : NaN) nooutput
 seq = STATS_max
-stats data using (strcol(1) eq "sweep" && strcol(2) eq "breadth-first" && $3 == 4 ? seq - (seq - $5) / $6 : NaN) nooutput
+ideal(ms, eff) = seq - (seq - ms) / eff
+stats data using (strcol("version") eq "breadth-first" && column("streams") == 4 ? \
+    ideal(column("ms"), column("efficiency")) : NaN) nooutput
 ideal = STATS_min
 set title noenhanced sprintf("Time against the number of streams, 8 MiB chunks (%s)", machine)
 set xlabel "streams (log scale)"
@@ -24,9 +25,10 @@ set ytics nomirror
 set yrange [0:seq * 1.15]
 set grid xtics ytics lc rgb "#dddddd"
 set key top right box opaque noenhanced
-sel(v) = strcol(1) eq "sweep" && strcol(2) eq v && $4 == 8
+# the stream sweep is the first five depth-first rows at 8 MiB (the chunk sweep has a sixth, at 4 streams)
+sel(v) = strcol("version") eq v && column("chunk_mib") == 8
 n = 0
 plot seq with lines lw 2 dt 3 lc rgb "#7f7f7f" title sprintf("sequential, one stream: %.2f ms", seq), \
      ideal with lines lw 2 dt 2 lc rgb "#000000" title sprintf("ideal (duplex limit + fill): %.2f ms", ideal), \
-     data using 3:(sel("depth-first") ? (n = n + 1, n <= 5 ? $5 : NaN) : NaN) with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "depth-first", \
-     data using 3:(sel("breadth-first") ? $5 : NaN) with linespoints lw 2 pt 5 dt 4 lc rgb "#ff7f0e" title "breadth-first"
+     data using "streams":(sel("depth-first") ? (n = n + 1, n <= 5 ? column("ms") : NaN) : NaN) with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "depth-first", \
+     data using "streams":(sel("breadth-first") ? column("ms") : NaN) with linespoints lw 2 pt 5 dt 4 lc rgb "#ff7f0e" title "breadth-first"

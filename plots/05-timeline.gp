@@ -1,17 +1,15 @@
 # 05-timeline.gp - lab 05: the sequential run and a run over 4 streams (8 chunks), every copy and kernel on
 # its stream's row, coloured by kind, each run from its own start.
-# Called by grader/scripts/plots.sh with: data (CSV from the lab 05 explorer), out, machine, fmt.
+# Called by grader/scripts/plots.sh with: data (the lab 05 explorer's NAME-timeline.csv), out, machine, fmt.
 reset
 set datafile separator comma
-if (fmt eq "svg") { set terminal svg size 960,520 dynamic font "Helvetica,13" background "white" }
-if (fmt eq "png") { set terminal pngcairo size 960,520 font "Helvetica,11" }
-if (fmt eq "pdf") { set terminal pdfcairo size 6.4in,3.5in font "Helvetica,9" }
-set output out.".".fmt
+size_px = "960,520"; size_in = "6.4in,3.5in"
+load "plots/terminal.gpi"
 set datafile missing NaN
 
-stats data using (strcol(1) eq "sequential" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "sequential" ? column("start_ms") : NaN) nooutput
 t_seq = STATS_min
-stats data using (strcol(1) eq "4 streams" ? $4 : NaN) nooutput
+stats data using (strcol("run") eq "4 streams" ? column("start_ms") : NaN) nooutput
 t_pipe = STATS_min
 set title noenhanced sprintf("The whole array: one stream, and 8 chunks over 4 streams (%s)", machine)
 set xlabel "time (ms) from the start of each run"
@@ -26,12 +24,7 @@ load "plots/timeline.gpi"
 lane(l) = l eq "stream 1" ? 4 : (l eq "stream 2" ? 3 : (l eq "stream 3" ? 2 : (l eq "stream 4" ? 1 : NaN)))
 row(r, l) = r eq "sequential" ? 6.5 : (r eq "4 streams" ? lane(l) : NaN)
 t0(r) = r eq "sequential" ? t_seq : t_pipe
-x(c) = column(c) - t0(strcol(1))
-is(w) = strcol(3) eq w
 
-plot data using ((x(4) + x(5)) / 2):(is("H2D") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror @s_h2d title "copy in (H2D)", \
-     data using ((x(4) + x(5)) / 2):(is("kernel") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror @s_kernel title "kernel", \
-     data using ((x(4) + x(5)) / 2):(is("D2H") ? row(strcol(1), strcol(2)) : NaN):((x(5) - x(4)) / 2):(0.32) \
-        with boxxyerror @s_d2h title "copy out (D2H)"
+plot data using @mid:(span("H2D")):@half:(0.32) with boxxyerror @s_h2d title "copy in (H2D)", \
+     data using @mid:(span("kernel")):@half:(0.32) with boxxyerror @s_kernel title "kernel", \
+     data using @mid:(span("D2H")):@half:(0.32) with boxxyerror @s_d2h title "copy out (D2H)"

@@ -21,7 +21,7 @@ static int parse(const char **args)
     while (args[argc - 1])
         argv[argc] = (char *)args[argc - 1], argc++;
     reps = 5, max_bytes = 1 << 20, csv = NULL;
-    return xl_cli_parse("prog", "about", opts, 3, argc, argv);
+    return xl_cli_parse("prog", "about", opts, sizeof opts / sizeof opts[0], argc, argv);
 }
 
 Test(cli, values_are_set_and_defaults_kept, .init = cr_redirect_stderr)

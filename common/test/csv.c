@@ -32,6 +32,7 @@ Test(csv, writes_header_comments_and_rows)
     tmpname(dir, path, sizeof path);
     xl_csv *c = xl_csv_open(path, "bytes,ms", err, sizeof err);
     cr_assert(c != NULL, "%s", err);
+    cr_assert_str_eq(xl_csv_path(c), path);
     xl_csv_comment(c, "gpu: %s", "test");
     xl_csv_row(c, "%d,%.3f", 4096, 0.5);
     cr_assert(xl_csv_close(c, err, sizeof err) == 0, "%s", err);
@@ -64,4 +65,19 @@ Test(csv, unwritable_path_gives_a_message)
     xl_csv *c = xl_csv_open("/nonexistent-xferlab/x.csv", "a", err, sizeof err);
     cr_assert(c == NULL);
     cr_assert(strstr(err, "cannot write") != NULL, "message was '%s'", err);
+}
+
+Test(csv, sibling_sits_beside_the_first_table)
+{
+    char out[64];
+    cr_assert(xl_csv_sibling("run/foo.csv", "timeline", out, sizeof out) == 0);
+    cr_assert_str_eq(out, "run/foo-timeline.csv");
+    cr_assert(xl_csv_sibling("a.b/pipe", "timeline", out, sizeof out) == 0);
+    cr_assert_str_eq(out, "a.b/pipe-timeline.csv", "a path without .csv keeps its name whole");
+    cr_assert(xl_csv_sibling(".csv", "t", out, sizeof out) == 0);
+    cr_assert_str_eq(out, "-t.csv");
+    cr_assert(xl_csv_sibling("foo.csv", "timeline", out, 16) == -1, "foo-timeline.csv needs 17 bytes");
+    cr_assert_str_eq(out, "", "a name that does not fit leaves out empty, never cut short");
+    cr_assert(xl_csv_sibling("foo.csv", "timeline", out, 17) == 0);
+    cr_assert_str_eq(out, "foo-timeline.csv");
 }

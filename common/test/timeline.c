@@ -28,7 +28,7 @@ Test(timeline, gpu_and_host_spans_share_one_clock)
     cr_assert(xl_timeline_host(t, "run", "host", "wait", h0, h1) == 0);
     cr_assert(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/t.csv", dir);
-    cr_assert(xl_timeline_write(t, path) == 0);
+    cr_assert(xl_timeline_write(t, path, NULL, NULL, 0) == 0);
     FILE *f = fopen(path, "r");
     cr_assert(fgets(line, sizeof line, f) && strcmp(line, "run,lane,what,start_ms,end_ms,bytes\n") == 0);
     double g0, g1, w0, w1;
@@ -42,6 +42,39 @@ Test(timeline, gpu_and_host_spans_share_one_clock)
               "the GPU span [%.3f, %.3f] must lie inside the host wait around it [%.3f, %.3f]", g0, g1, w0, w1);
     cr_assert(xl_timeline_host(t, "run", "host", "third", 0, 1) == 0, "a timeline of 3 takes a third span");
     cr_assert(xl_timeline_host(t, "run", "host", "fourth", 0, 1) == -1, "a full timeline refuses more spans");
+    xl_timeline_destroy(t);
+}
+
+Test(timeline, written_beside_the_figures, .description = "figures at NAME.csv, the timeline at NAME-timeline.csv")
+{
+    char why[512], dir[] = "/tmp/xl-tl-XXXXXX", path[128], tl_path[160], line[256];
+    xl_gpu_info g;
+    if (xl_gpu_probe(&g, why, sizeof why) != 0)
+        cr_skip_test("%s", why);
+    xl_timeline *t = xl_timeline_create(1);
+    double h0 = xl_now_ms(), a, b;
+    cr_assert(t != NULL && xl_timeline_host(t, "run", "host", "work", h0, h0 + 1) == 0);
+    cr_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/pipe.csv", dir);
+    snprintf(tl_path, sizeof tl_path, "%s/pipe-timeline.csv", dir);
+    xl_csv *c = xl_csv_open(path, "version,ms", why, sizeof why);
+    cr_assert(c != NULL, "%s", why);
+    xl_csv_row(c, "depth 2,1.5");
+    cr_assert(xl_timeline_write_beside(t, c, &g, "test", 3) == 0);
+    FILE *f = fopen(path, "r"), *h = fopen(tl_path, "r");
+    cr_assert(f && h, "both %s and %s must exist", path, tl_path);
+    cr_assert(fgets(line, sizeof line, f) && strcmp(line, "version,ms\n") == 0);
+    cr_assert(fgets(line, sizeof line, f) && strcmp(line, "depth 2,1.5\n") == 0);
+    cr_assert(fgets(line, sizeof line, f) && strncmp(line, "# gpu: ", 7) == 0, "then where it was measured");
+    cr_assert(fgets(line, sizeof line, h) && strcmp(line, "run,lane,what,start_ms,end_ms,bytes\n") == 0);
+    cr_assert(fscanf(h, "run,host,work,%lf,%lf,0\n", &a, &b) == 2 && b - a > 0.999 && b - a < 1.001,
+              "the span of 1 ms must follow the header");
+    cr_assert(fgets(line, sizeof line, h) && strncmp(line, "# gpu: ", 7) == 0, "then where it was measured");
+    fclose(f);
+    fclose(h);
+    unlink(path);
+    unlink(tl_path);
+    rmdir(dir);
     xl_timeline_destroy(t);
 }
 

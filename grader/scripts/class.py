@@ -40,6 +40,7 @@ NAME_OK = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._@+-]*$')
 FILE_FORM = re.compile(r'^(?P<student>.+?)[_.-](?:lab)?(?P<lab>\d\d)(?:-[a-z0-9-]+)?\.cu$')
 
 
+# ===== Submissions =====
 def die(msg):
     """one line on stderr, exit 2"""
     print('class: ' + msg, file=sys.stderr)
@@ -82,6 +83,7 @@ def find_submissions(root, labs, wanted):
     return subs, problems
 
 
+# ===== Isolation and limits =====
 def sub_uids():
     """the first of 100000 user ids for this run's submissions, one each: a block no account has and no running
     process uses (so two class runs at once never share one; the search starts at this process id); None when
@@ -191,6 +193,7 @@ def supervise(cmd, cwd, env, limits, user, log):
     return (None if reason else rc), reason
 
 
+# ===== Workspaces and builds =====
 def make_template(out, isolated):
     """OUT/.kit: the kit's sources (no solutions, mutants, .git) and its built objects, for each workspace"""
     tpl = os.path.join(out, '.kit')
@@ -261,6 +264,7 @@ def clean_tmp(uid):
             pass
 
 
+# ===== Records, the gradebook and the summary =====
 def record_for(job, status, message, seconds, max_points):
     """the submission's record from its points.tsv (or 0 points with status and message)"""
     rec = {'student': job['student'], 'lab': job['slug'], 'points': 0, 'max': max_points, 'status': status,
@@ -362,6 +366,7 @@ def summary(recs):
     return lines
 
 
+# ===== Grading, here or on Slurm =====
 def progress(done, total, t0, graded_now, what, tty, final=False):
     """a progress bar with the time left, on stderr: redrawn on a terminal, else a line per final step"""
     elapsed = time.monotonic() - t0
@@ -520,6 +525,7 @@ def run_task(spec, out, limits, env, max_of, probe):
     return 0
 
 
+# ===== Main =====
 def main():
     ap = argparse.ArgumentParser(prog='make class', description='Grades a folder of submissions (course staff).')
     ap.add_argument('submissions')

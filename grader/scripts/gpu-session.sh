@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-session.sh OUTDIR - one full pass on a GPU host, for course staff checking a machine:
 # builds (no package installs), runs make test, times make grade LAB=NN for every lab,
-# measures each lab's reference data into OUTDIR, runs make demo, and prints a short table.
+# measures each lab's reference data into OUTDIR/refdata.tgz (laid out as the kit's refdata/: untar it in the kit's
+# root to make it the reference data), runs make demo, and prints a short table.
 # XL_TEST_LABS="05 06" limits make test's graders and the per-lab passes to those labs; XL_DEMO=0 skips the demo;
 # XL_LOAD_RUNS=N grades each of those labs' references N times beside each kind of load (make stability LOAD=).
 # Needs build/criterion (make bundle) where Criterion is not installed.
@@ -27,7 +28,8 @@ for lab in labs/[0-9][0-9]-*/; do
     make --no-print-directory grade LAB=$id IMPL=solution >"$out/grade-$id.log" 2>&1
     g1=$(date +%s.%N)
     summary+=("lab $id: $(grep "^lab $id " "$out/grade-$id.log" | tail -1), make grade took $(awk "BEGIN { printf \"%.1f\", $g1 - $g0 }") s")
-    build/bin/$slug-explore-solution --csv "$out/$slug-$tag.csv" >"$out/explore-$id.log" 2>&1
+    mkdir -p "$out/refdata/$slug"
+    build/bin/$slug-explore-solution --csv "$out/refdata/$slug/$tag.csv" >"$out/explore-$id.log" 2>&1
     full=0
     for i in $(seq 1 "${XL_REPEAT:-5}"); do # repeated grading of the reference: every figure its tests note
         XL_VERBOSE=1 build/bin/$slug-grade-solution >>"$out/repeat-$id.log" 2>&1
@@ -46,5 +48,6 @@ echo "build (make -j$(nproc) build): $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }
 grep '^xferlab:' "$out/test.log"
 printf '%s\n' "${summary[@]}"
 [ ! -f "$out/demo.log" ] || tail -n 12 "$out/demo.log"
-# pack the logs into one file (the device tool brings back at most 8 files)
-tar czf /tmp/xferlab-logs.tgz -C "$out" --exclude="*.csv" . && mv /tmp/xferlab-logs.tgz "$out/logs.tgz" && find "$out" -maxdepth 1 -name "*.log" -delete
+# pack the CSVs into one file and the logs into another (the device tool brings back at most 8 files)
+[ ! -d "$out/refdata" ] || { tar czf "$out/refdata.tgz" -C "$out" refdata && rm -r "$out/refdata"; }
+tar czf /tmp/xferlab-logs.tgz -C "$out" --exclude="*.tgz" . && mv /tmp/xferlab-logs.tgz "$out/logs.tgz" && find "$out" -maxdepth 1 -name "*.log" -delete

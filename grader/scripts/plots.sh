@@ -5,12 +5,17 @@
 # (build/data/NN-slug-this-gpu.csv). Every build/data/NN-slug-NAME.csv (measured here, or an explorer's --csv
 # brought back from a GPU host) is charted beside the committed reference data (refdata/), as NN-chart-NAME.
 # XL_PLOTS_FROM_REF=1 charts the reference data alone, measuring nothing; XL_PLOTS_OUT=DIR writes elsewhere.
+# A CSV holds one table: labs 04 and 05 write their timeline beside the figures, as NAME-timeline.csv, and
+# plots/NN-timeline.gp draws that file (lab 03's CSV is a timeline itself).
 set -u
 cd "$(dirname "$0")/../.."
 B=build
 out=${XL_PLOTS_OUT:-$B/plots}
 mkdir -p "$out" $B/data
 command -v gnuplot >/dev/null 2>&1 || { echo "plots: gnuplot is not installed: 'sudo apt-get install gnuplot-nox' (charts skipped)"; exit 1; }
+
+# beside CSV - true for NAME-timeline.csv next to NAME.csv: the second table of that run, charted with it
+beside() { case $1 in *-timeline.csv) [ -f "${1%-timeline.csv}.csv" ] ;; *) false ;; esac; }
 
 fresh=0
 if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ] && $B/bin/gpu-probe >/dev/null; then fresh=1; fi
@@ -21,16 +26,16 @@ for lab in labs/[0-9][0-9]-*/; do
     id=${slug%%-*}
     sets=()
     for csv in refdata/$slug/*.csv; do
-        [ -f "$csv" ] && sets+=("$csv")
+        [ -f "$csv" ] && ! beside "$csv" && sets+=("$csv")
     done
     if [ $fresh = 1 ]; then
         csv=$B/data/$slug-this-gpu.csv
         ex=$B/bin/$slug-explore-solution; [ -x "$ex" ] || ex=$B/bin/$slug-explore # a student tree: your own
-        $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1 || { echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; rm -f "$csv"; }
+        $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1 || { echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; rm -f "$csv" "${csv%.csv}-timeline.csv"; }
     fi
     if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ]; then
         for csv in $B/data/$slug-*.csv; do
-            [ -f "$csv" ] && sets+=("$csv")
+            [ -f "$csv" ] && ! beside "$csv" && sets+=("$csv")
         done
     fi
     for gp in plots/$id-*.gp; do
@@ -41,9 +46,14 @@ for lab in labs/[0-9][0-9]-*/; do
             [ -n "$machine" ] || machine=$tag
             linkrate=$(sed -n 's/^# link: .*line rate \([0-9.]*\) GB\/s.*/\1/p' "$csv" | head -1)
             base=$out/$(basename "$gp" .gp)-$tag
+            data=$csv # a timeline chart draws the timeline beside the figures, or the CSV that is one (lab 03)
+            if [[ $gp == *-timeline.gp ]] && ! head -1 "$csv" | grep -q '^run,lane,what,'; then
+                data=${csv%.csv}-timeline.csv
+                [ -f "$data" ] || { echo "plots: $gp skipped for $csv: no $data beside it"; continue; }
+            fi
             for fmt in svg png; do
-                if ! gnuplot -e "data='$csv'; out='$base'; machine='$machine'; fmt='$fmt'; linkrate=${linkrate:-0}" "$gp" 2>"$base.$fmt.log"; then
-                    echo "plots: $gp on $csv failed:"; sed 's/^/    /' "$base.$fmt.log"; rc=1
+                if ! gnuplot -e "data='$data'; out='$base'; machine='$machine'; fmt='$fmt'; linkrate=${linkrate:-0}" "$gp" 2>"$base.$fmt.log"; then
+                    echo "plots: $gp on $data failed:"; sed 's/^/    /' "$base.$fmt.log"; rc=1
                 else rm -f "$base.$fmt.log"; fi
             done
             [ -s "$base.svg" ] && n=$((n + 1)) && echo "plots: $base.svg (.png)"

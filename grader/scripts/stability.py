@@ -27,7 +27,7 @@ import time
 from kitlabs import KIT, labs as kit_labs
 
 
-
+# ===== The tables and the report =====
 # The measurements' table (NN-slug.tsv): one row per measurement, columns by name. The runs' table
 # (NN-slug-runs.tsv): one row, how many runs and how many of them had full points.
 COLUMNS = ('run', 'check', 'label', 'attempt', 'ratio', 'need', 'at_least', 'figures')
@@ -108,6 +108,7 @@ def read_measurements(stem):
     return int(runs[0]['runs']), int(runs[0]['full_points']), [typed(r) for r in read_table(stem + '.tsv', COLUMNS)]
 
 
+# ===== Load beside the runs =====
 def start_load(kind):
     """the kit's load generator of that kind, started and running (its first line read); None after saying why
     it could not start"""
@@ -136,6 +137,7 @@ def stop_load(p):
             p.wait()
 
 
+# ===== Reading the graders' logs =====
 def verdicts(tally, full, runs, kind):
     """the lines on a run under load: full points, tests not graded, tests failed (which, how often)"""
     def names(d):
@@ -169,6 +171,7 @@ def kept_runs(stem):
         return 'bad'
 
 
+# ===== Grading again and again =====
 def grade_runs(grader, slug, first, runs, deadline, tally):
     """grades the reference for runs first..runs (fewer when past deadline), counting verdicts into tally; (last
     run made, the last run's points.tsv rows, ratio rows, runs with full points), or None when a run gave no
@@ -201,6 +204,7 @@ def grade_runs(grader, slug, first, runs, deadline, tally):
     return last, got, rows, full
 
 
+# ===== Main =====
 def main():
     args = sys.argv[1:]
     resume = '--resume' in args

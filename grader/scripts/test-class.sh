@@ -9,6 +9,8 @@
 # Inside make test the class is graded with the GPU hidden (XL_NO_GPU=1): what this section checks is class.py (isolation,
 # limits, gradebook, resume), and make test has already graded the references and every mutant on the GPU. Run alone
 # on a GPU host it grades on the GPU too (XL_CLASS_GPU=0 hides it there as well).
+
+# ===== Alone, or inside make test =====
 class_alone=0
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     class_alone=1
@@ -23,6 +25,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     trap 'echo "xferlab class: $pass passed, $fail failed, $skip skipped"; [ $fail -eq 0 ] || exit 1' EXIT
 fi
 
+# ===== A class of planted submissions =====
 echo "-- grading a class (make class): isolation, limits, gradebook, resume, the same points twice"
 class_gpu=$gpu_rc
 [ "${XL_CLASS_GPU:-$class_alone}" = 1 ] || class_gpu=1
@@ -58,6 +61,8 @@ for h in grader/hostile/*.c; do
 done
 printf 'x\n' >"$subs/not a name_01.cu"
 n_subs=$(find "$subs" -name '*.cu' ! -name 'not a name*' | wc -l)
+
+# ===== Graded, resumed, forced, stopped, kept waiting =====
 # the time limit: 15 s without a GPU (a grading of lab 01 takes ~1 s); with one, three times the longest of the two
 # references' gradings and 30 s more: the hang mutant of lab 01 runs into two 10 s test timeouts (26 s on the H100)
 tmo=15
@@ -194,6 +199,7 @@ else
     bad "class: class.py failed (log: $LOG/class-first.log)"; tail -5 "$LOG/class-first.log" | sed 's/^/        /'
 fi
 
+# ===== Two class runs at once =====
 # two class runs at once on this machine (two labs, two GPUs): neither may touch the other's submissions. On a
 # host with one GPU the two would time each other's speed tests, so there they grade the CPU tests only (XL_NO_GPU=1):
 # what this checks is the isolation.
@@ -216,6 +222,7 @@ if [ -d "$subs/ref01" ]; then
     else bad "class: two runs at once: reference $p1 $s1 / $p2 $s2, memory hog $m1 / $m2, hang $h1 / $h2 (logs: $LOG/class-twin1.log, twin2)"; fi
 fi
 
+# ===== On Slurm =====
 echo "-- grading a class on Slurm (a single-node cluster started here, no GPU): job array, merge, resume"
 if [ "$(id -u)" != 0 ] || ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
     skipped "slurm: needs root and Debian's slurm-wlm and munge (sudo apt-get install slurm-wlm munge)"
@@ -247,6 +254,8 @@ else
     else bad "slurm: the job array (log: $LOG/slurm-first.log)"; tail -5 "$LOG/slurm-first.log" | sed 's/^/        /'; fi
     grader/scripts/slurm-local.sh stop "$cls/slurm" >/dev/null 2>&1 || bad "slurm: the cluster did not stop"
 fi
+
+# ===== What is kept, and the GPU as it was =====
 if [ -n "${XL_CLASS_KEEP:-}" ] && mkdir -p "$XL_CLASS_KEEP"; then # the gradebooks of the first and the last run, and the summary
     for f in first.csv:gradebook-first.csv out/gradebook.csv:gradebook-last.csv out/summary.txt:summary.txt; do
         [ ! -f "$cls/${f%%:*}" ] || cp "$cls/${f%%:*}" "$XL_CLASS_KEEP/${f##*:}"

@@ -12,6 +12,8 @@
 # Ends with "xferlab: N passed, N failed, N skipped"; exits 1 when anything failed.
 # XL_TEST_LABS="03 04" grades only those labs' graders (the other sections always run); XL_CLASS=0 leaves out
 # the class-grading section (on a GPU it grades about 30 submissions, several times).
+
+# ===== Setup =====
 set -u
 cd "$(dirname "$0")/../.."
 B=build
@@ -31,6 +33,7 @@ probe=$($B/bin/gpu-probe)
 gpu_rc=$?
 echo "== make test: ${probe} =="
 
+# ===== Unit tests and the grading model =====
 echo "-- unit tests of common/"
 for t in $B/bin/unit-*; do
     name=${t##*/}
@@ -91,6 +94,7 @@ else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
 
+# ===== Grading the graders =====
 if [ -d solutions ]; then echo "-- grading the graders${XL_TEST_LABS:+ (labs $XL_TEST_LABS only)}"
 else echo "-- grading your labs (a student tree: no reference solutions here)"; fi
 for lab in labs/[0-9][0-9]-*/; do
@@ -181,6 +185,7 @@ fi
 # generated mutants: the mutation tool's own tests here, a fixed sample graded on a GPU (grader/mutate/)
 [ ! -f grader/mutate/test.sh ] || . grader/mutate/test.sh
 
+# ===== Handouts, explorers and packaging =====
 echo "-- handouts: the points table is the grader's"
 for lab in labs/[0-9][0-9]-*/; do
     slug=$(basename "$lab")
@@ -318,6 +323,7 @@ fi
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
 elif [ -f grader/scripts/test-class.sh ]; then . grader/scripts/test-class.sh; fi
 
+# ===== Stability, docs and charts =====
 echo "-- make stability: the reference graded again and again, each threshold's margin"
 if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course staff; a student tree does not have it"; else
     if make -s stability LAB=01 N=2 >"$LOG/stability.log" 2>&1 && grep -q "full points in 2 of 2 runs" "$LOG/stability.log" &&
@@ -395,12 +401,20 @@ if command -v gnuplot >/dev/null 2>&1; then
         if [ $n -gt 0 ]; then ok "charts: $n rendered as SVG and PNG"; else bad "charts: none rendered (log: $LOG/plots.log)"; fi
     else bad "charts: plots.sh failed (log: $LOG/plots.log)"; tail -5 "$LOG/plots.log" | sed 's/^/        /'; fi
     # a CSV brought back from a GPU host into build/data/ is charted too, named after its file
+    # (lab 05's with its timeline beside it, NAME-timeline.csv: the timeline chart of NAME, not a set of its own)
     mkdir -p $B/data && cp refdata/01-pageable-copy/h200.csv $B/data/01-pageable-copy-brought.csv
+    cp refdata/05-stream-pipelining/h200.csv $B/data/05-stream-pipelining-brought.csv
+    cp refdata/05-stream-pipelining/h200-timeline.csv $B/data/05-stream-pipelining-brought-timeline.csv
     if XL_NO_GPU=1 XL_PLOTS_OUT=$LOG/plots-data grader/scripts/plots.sh >"$LOG/plots-data.log" 2>&1 &&
         grep -q '</svg>' "$LOG/plots-data/01-pageable-bandwidth-brought.svg" 2>/dev/null; then
         ok "charts: a CSV put in build/data/ as NN-slug-NAME.csv is charted as NN-chart-NAME"
     else bad "charts: build/data/01-pageable-copy-brought.csv was not charted (log: $LOG/plots-data.log)"; fi
-    rm -f $B/data/01-pageable-copy-brought.csv
+    if grep -q '</svg>' "$LOG/plots-data/05-timeline-brought.svg" 2>/dev/null &&
+        grep -q '</svg>' "$LOG/plots-data/05-streams-brought.svg" 2>/dev/null &&
+        ! ls "$LOG"/plots-data/*brought-timeline* >/dev/null 2>&1; then
+        ok "charts: NAME-timeline.csv beside NAME.csv is drawn as NAME's timeline chart, not charted on its own"
+    else bad "charts: build/data/05-stream-pipelining-brought{,-timeline}.csv were not charted together (log: $LOG/plots-data.log)"; fi
+    rm -f $B/data/01-pageable-copy-brought.csv $B/data/05-stream-pipelining-brought.csv $B/data/05-stream-pipelining-brought-timeline.csv
 else
     skipped "charts: gnuplot is not installed"
 fi
@@ -421,5 +435,6 @@ elif XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh >"$LOG/docs-plots.log" 2>&1 && 
     ok "docs: $n pages rendered to HTML and PDF with every chart embedded and links between pages rewritten"
 else bad "docs: make docs failed (log: $LOG/docs.log)"; tail -5 "$LOG/docs.log" | sed 's/^/        /'; fi
 
+# ===== Summary =====
 echo "xferlab: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

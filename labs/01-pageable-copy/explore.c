@@ -7,7 +7,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/cli.h"
 #include "common/gpu.h"
@@ -20,39 +19,51 @@
 
 static const char *prog = "01-pageable-copy-explore";
 
-int main(int argc, char **argv)
+/* Options, as given on the command line. */
+typedef struct {
+    size_t min_bytes, max_bytes;
+    int reps;
+    const char *csv; /* NULL: no CSV */
+} options;
+
+/* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
+static void parse_options(int argc, char **argv, options *o)
 {
-    size_t min_bytes = 4 << 10, max_bytes = 256 << 20;
-    int reps = 5;
-    const char *csv = NULL;
-    char s1[32];
+    *o = (options){.min_bytes = 4 << 10, .max_bytes = 256 << 20, .reps = 5};
     const xl_opt opts[] = {
-        {"min", XL_OPT_SIZE, &min_bytes, 1, MAX_BYTES, "smallest copy (default 4K)"},
-        {"max", XL_OPT_SIZE, &max_bytes, 1, MAX_BYTES,
+        {"min", XL_OPT_SIZE, &o->min_bytes, 1, MAX_BYTES, "smallest copy (default 4K)"},
+        {"max", XL_OPT_SIZE, &o->max_bytes, 1, MAX_BYTES,
          "largest copy, at most 4G (default 256M); sizes double from --min"},
-        {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
-        {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
-    xl_cli_or_exit(prog, "Your pageable copies against the kit's, over a sweep of sizes.", opts, 4, argc, argv);
-    if (min_bytes > max_bytes)
+        {"reps", XL_OPT_INT, &o->reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
+        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
+    xl_cli_or_exit(prog, "Your pageable copies against the kit's, over a sweep of sizes.", opts,
+                   sizeof opts / sizeof opts[0], argc, argv);
+    if (o->min_bytes > o->max_bytes)
         xl_cli_die(prog, "--min is larger than --max");
+}
 
-    xl_gpu_info g;
-    xl_gpu_require(prog, &g);
-    if (max_bytes > g.total_mem_bytes / 2)
-        xl_cli_die(prog, "--max is more than half of the GPU's memory");
-
-    lab_point h2d[MAX_POINTS], d2h[MAX_POINTS];
+/* sweep_both - lab_sweep in each direction into h2d and d2h (MAX_POINTS each); how many sizes, or exits 1 after
+ * one line */
+static int sweep_both(const options *o, lab_point *h2d, lab_point *d2h)
+{
     XL_RANGE_PUSH("lab 01: H2D sweep");
-    int n = lab_sweep(LAB_H2D, min_bytes, max_bytes, reps, h2d, MAX_POINTS);
+    int n = lab_sweep(LAB_H2D, o->min_bytes, o->max_bytes, o->reps, h2d, MAX_POINTS);
     XL_RANGE_POP();
     XL_RANGE_PUSH("lab 01: D2H sweep");
-    int n2 = n > 0 ? lab_sweep(LAB_D2H, min_bytes, max_bytes, reps, d2h, MAX_POINTS) : -1;
+    int n2 = n > 0 ? lab_sweep(LAB_D2H, o->min_bytes, o->max_bytes, o->reps, d2h, MAX_POINTS) : -1;
     XL_RANGE_POP();
     if (n <= 0 || n2 != n) {
         fprintf(stderr, "%s: lab_sweep failed (see its message above)\n", prog);
-        return 1;
+        exit(1);
     }
-    printf("lab 01, pageable copies on %s; median of %d runs after a warm-up (min-max in brackets)\n", g.name, reps);
+    return n;
+}
+
+/* print_sweeps - the table of both sweeps, a line per size, then the fit of each direction and the summary line */
+static void print_sweeps(const char *gpu, int reps, const lab_point *h2d, const lab_point *d2h, int n)
+{
+    char s1[32];
+    printf("lab 01, pageable copies on %s; median of %d runs after a warm-up (min-max in brackets)\n", gpu, reps);
     printf("%10s  %26s %9s  %26s %9s\n", "size", "H2D ms", "H2D GB/s", "D2H ms", "D2H GB/s");
     for (int i = 0; i < n; i++)
         printf("%10s  %8.4f (%7.4f-%8.4f) %9.2f  %8.4f (%7.4f-%8.4f) %9.2f\n",
@@ -68,13 +79,33 @@ int main(int argc, char **argv)
     printf("summary: pageable copies of %s: H2D %.2f GB/s, D2H %.2f GB/s (medians)\n",
            xl_format_size(h2d[n - 1].bytes, s1, sizeof s1), xl_gbps(h2d[n - 1].bytes, h2d[n - 1].t.median_ms),
            xl_gbps(d2h[n - 1].bytes, d2h[n - 1].t.median_ms));
-    if (csv) {
-        if (lab_write_csv(csv, h2d, d2h, n) != 0) {
-            fprintf(stderr, "%s: lab_write_csv could not write %s\n", prog, csv);
-            return 1;
-        }
-        xl_append_run_info(csv, &g, prog, reps);
-        printf("wrote %s\n", csv);
+}
+
+/* write_csv - both sweeps to path through lab_write_csv, then where they were measured; exits 1 after one line
+ * when lab_write_csv fails */
+static void write_csv(const char *path, const xl_gpu_info *g, int reps, const lab_point *h2d, const lab_point *d2h,
+                      int n)
+{
+    if (lab_write_csv(path, h2d, d2h, n) != 0) {
+        fprintf(stderr, "%s: lab_write_csv could not write %s\n", prog, path);
+        exit(1);
     }
+    xl_append_run_info(path, g, prog, reps);
+    printf("wrote %s\n", path);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    xl_gpu_info g;
+    lab_point h2d[MAX_POINTS], d2h[MAX_POINTS];
+    parse_options(argc, argv, &o);
+    xl_gpu_require(prog, &g);
+    if (o.max_bytes > g.total_mem_bytes / 2)
+        xl_cli_die(prog, "--max is more than half of the GPU's memory");
+    int n = sweep_both(&o, h2d, d2h);
+    print_sweeps(g.name, o.reps, h2d, d2h, n);
+    if (o.csv)
+        write_csv(o.csv, &g, o.reps, h2d, d2h, n);
     return 0;
 }

@@ -130,50 +130,51 @@ static void stamp(void *buf, size_t bytes, int i, void *ctx)
         memcpy((char *)buf + off, &i, sizeof i);
 }
 
-int main(int argc, char **argv)
+/* Options, as given on the command line. */
+typedef struct {
+    size_t min_b, max_b, alloc_max;
+    int reps;
+    const char *csv_path; /* NULL: no CSV */
+} options;
+
+/* What the phases measured, for the pay-off and the summary. */
+typedef struct {
+    xl_timing pin_t[2][MAX_POINTS], page_t[2][MAX_POINTS]; /* by direction (LAB_H2D, LAB_D2H) and size */
+    int n;                                                 /* sizes swept */
+    xl_timing at64[M_COUNT];                               /* allocation costs at 64 MiB ... */
+    int have64;                                            /* ... when that size was timed */
+    double naive_ms, pooled_ms;                            /* LOOP_N transfers, pinning each and pooled */
+} figures;
+
+/* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
+static void parse_options(int argc, char **argv, options *o)
 {
-    size_t min_b = 4 << 10, max_b = 256 << 20, alloc_max = (size_t)1 << 30;
-    int reps = 5, n = 0;
-    const char *csv_path = NULL;
-    char err[256], sz[32];
+    *o = (options){.min_b = 4 << 10, .max_b = 256 << 20, .alloc_max = (size_t)1 << 30, .reps = 5};
     const xl_opt opts[] = {
-        {"min", XL_OPT_SIZE, &min_b, 1, MAX_BYTES, "smallest copy (default 4K)"},
-        {"max", XL_OPT_SIZE, &max_b, 1, MAX_BYTES, "largest copy, at most 4G (default 256M); sizes double from --min"},
-        {"alloc-max", XL_OPT_SIZE, &alloc_max, 1 << 20, MAX_BYTES,
+        {"min", XL_OPT_SIZE, &o->min_b, 1, MAX_BYTES, "smallest copy (default 4K)"},
+        {"max", XL_OPT_SIZE, &o->max_b, 1, MAX_BYTES,
+         "largest copy, at most 4G (default 256M); sizes double from --min"},
+        {"alloc-max", XL_OPT_SIZE, &o->alloc_max, 1 << 20, MAX_BYTES,
          "largest allocation timed, 1M to 4G (default 1G); sizes grow 4x from 1 MiB"},
-        {"reps", XL_OPT_INT, &reps, 1, 100, "timed runs per point after one warm-up, 1 to 100 (default 5)"},
-        {"csv", XL_OPT_TEXT, &csv_path, 0, 0,
+        {"reps", XL_OPT_INT, &o->reps, 1, 100, "timed runs per point after one warm-up, 1 to 100 (default 5)"},
+        {"csv", XL_OPT_TEXT, &o->csv_path, 0, 0,
          "also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)"}};
-    xl_cli_or_exit(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.", opts, 5,
-                   argc, argv);
-    if (min_b > max_b)
+    xl_cli_or_exit(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.", opts,
+                   sizeof opts / sizeof opts[0], argc, argv);
+    if (o->min_b > o->max_b)
         xl_cli_die(prog, "--min is larger than --max");
+}
 
-    xl_gpu_info g;
-    xl_gpu_require(prog, &g);
-    if (max_b > g.total_mem_bytes / 2 || (size_t)LOOP_N * LOOP_BYTES > g.total_mem_bytes / 2)
-        xl_cli_die(prog, "this GPU has too little memory for these sizes");
-    xl_csv *csv = NULL;
-    if (csv_path && !(csv = xl_csv_open(csv_path, "kind,label,bytes,median_ms,min_ms,max_ms,gbps", err, sizeof err))) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return 1;
-    }
-    cudaStream_t s;
-    XL_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-
-    printf("lab 02 on %s: pinned copies (yours) against pageable ones (cudaMemcpy), median of %d runs\n", g.name,
-           reps);
-    static xl_timing pin_t[2][MAX_POINTS], page_t[2][MAX_POINTS];
-    XL_RANGE_PUSH("lab 02: copy sweep");
-    sweep_copies(min_b, max_b, reps, s, csv, pin_t, page_t, &n);
-    XL_RANGE_POP();
-
+/* alloc_costs - the table of what each method costs by size, 1 MiB up to alloc_max (a CSV row each when csv is
+ * open); keeps the 64 MiB figures in f */
+static void alloc_costs(size_t alloc_max, int reps, xl_csv *csv, figures *f)
+{
+    char sz[32];
+    xl_timing at[M_COUNT];
     printf("\nallocation costs (host clock, median of %d)\n%10s", reps < 3 ? reps : 3, "size");
     for (int m = 0; m < M_COUNT; m++)
         printf(" %19s", method_name[m]);
     printf("\n");
-    xl_timing at[M_COUNT], at64[M_COUNT] = {{0}};
-    int have64 = 0;
     XL_RANGE_PUSH("lab 02: allocation costs");
     time_allocs(1u << 20, 1, at); /* warm-up: the first call of each kind pays one-time setup */
     for (size_t b = 1u << 20; b <= alloc_max; b *= 4) {
@@ -185,14 +186,19 @@ int main(int argc, char **argv)
         }
         printf("\n");
         if (b == LOOP_BYTES) {
-            memcpy(at64, at, sizeof at);
-            have64 = 1;
+            memcpy(f->at64, at, sizeof at);
+            f->have64 = 1;
         }
     }
     XL_RANGE_POP();
+}
 
-    XL_RANGE_PUSH("lab 02: pool against naive");
+/* pool_against_naive - LOOP_N transfers of 64 MiB on s, pinning each (lab_loop_naive) and through a pool of two
+ * (lab_loop_pooled), timed into f; returns the device memory they filled (LOOP_N * LOOP_BYTES; the caller frees it) */
+static void *pool_against_naive(cudaStream_t s, figures *f)
+{
     void *dev;
+    XL_RANGE_PUSH("lab 02: pool against naive");
     XL_CHECK(cudaMalloc(&dev, (size_t)LOOP_N * LOOP_BYTES));
     lab_pool *pool = lab_pool_create(LOOP_BYTES, 2);
     if (!pool)
@@ -200,68 +206,117 @@ int main(int argc, char **argv)
     double t0 = xl_now_ms();
     if (lab_loop_naive(dev, LOOP_BYTES, LOOP_N, stamp, NULL, s) != 0)
         xl_fail("lab_loop_naive failed");
-    double naive_ms = xl_now_ms() - t0;
+    f->naive_ms = xl_now_ms() - t0;
     t0 = xl_now_ms();
     if (lab_loop_pooled(pool, dev, LOOP_BYTES, LOOP_N, stamp, NULL, s) != 0)
         xl_fail("lab_loop_pooled failed");
-    double pooled_ms = xl_now_ms() - t0;
+    f->pooled_ms = xl_now_ms() - t0;
     lab_pool_destroy(pool);
     XL_RANGE_POP();
-    printf("\n%d transfers of 64 MiB: pinning each %.0f ms, through the pool %.1f ms: %.1fx\n", LOOP_N, naive_ms,
-           pooled_ms, naive_ms / pooled_ms);
+    printf("\n%d transfers of 64 MiB: pinning each %.0f ms, through the pool %.1f ms: %.1fx\n", LOOP_N, f->naive_ms,
+           f->pooled_ms, f->naive_ms / f->pooled_ms);
+    return dev;
+}
 
-    void *in = lab_pinned_alloc(max_b), *out = lab_pinned_alloc(max_b);
+/* round_trip - reps timed lab_round_trip of bytes through dev after one warm-up, printed (and a CSV row) */
+static void round_trip(void *dev, size_t bytes, int reps, cudaStream_t s, xl_csv *csv)
+{
+    char sz[32];
+    void *in = lab_pinned_alloc(bytes), *out = lab_pinned_alloc(bytes);
     if (!in || !out)
         xl_fail("lab_pinned_alloc failed (see its message above)");
-    memset(in, 3, max_b);
+    memset(in, 3, bytes);
     double trip[100];
     for (int r = 0; r <= reps; r++) {
-        t0 = xl_now_ms();
-        if (lab_round_trip(out, in, dev, max_b, s) != 0)
+        double t0 = xl_now_ms();
+        if (lab_round_trip(out, in, dev, bytes, s) != 0)
             xl_fail("lab_round_trip failed");
         if (r > 0)
             trip[r - 1] = xl_now_ms() - t0;
     }
     xl_timing tt;
     xl_summarize(trip, reps, &tt);
-    row(csv, "roundtrip", "pinned", 2 * max_b, &tt);
+    row(csv, "roundtrip", "pinned", 2 * bytes, &tt);
     printf("round trip of %s there and back: %.2f ms, %.1f GB/s counting both directions\n",
-           xl_format_size(max_b, sz, sizeof sz), tt.median_ms, xl_gbps(2.0 * max_b, tt.median_ms));
+           xl_format_size(bytes, sz, sizeof sz), tt.median_ms, xl_gbps(2.0 * bytes, tt.median_ms));
     lab_pinned_free(in);
     lab_pinned_free(out);
-    XL_CHECK(cudaFree(dev));
+}
 
-    /* after how many 64 MiB transfers does pinning a buffer pay for itself? */
+/* print_payoff - after how many 64 MiB transfers pinning a buffer pays for itself (nothing when 64 MiB was not
+ * among the sizes swept and timed) */
+static void print_payoff(size_t min_b, const figures *f)
+{
     int k = -1;
-    for (int i = 0; i < n; i++)
-        if (pin_t[0][i].reps && (min_b << i) == LOOP_BYTES)
+    for (int i = 0; i < f->n; i++)
+        if (f->pin_t[0][i].reps && (min_b << i) == LOOP_BYTES)
             k = i;
-    if (k >= 0 && have64) {
-        double saved = page_t[0][k].median_ms - pin_t[0][k].median_ms;
-        double cost = at64[M_PINNED].median_ms + at64[M_FREEHOST].median_ms - at64[M_MALLOC].median_ms;
-        if (cost <= 0)
-            printf("pinning 64 MiB (and freeing it) costs %.1f ms less than malloc and a first write: a pinned buffer "
-                   "you fill anyway pays off at once; each H2D copy from it saves %.1f ms\n",
-                   -cost, saved);
-        else if (saved > 0)
-            printf("pinning 64 MiB (and freeing it) costs %.1f ms more than malloc and a first write; each H2D copy "
-                   "from it saves %.1f ms: it pays off after %.1f transfers\n",
-                   cost, saved, cost / saved);
-        else
-            printf("pinned copies of 64 MiB were not faster than pageable ones here: pinning does not pay off\n");
-    }
+    if (k < 0 || !f->have64)
+        return;
+    double saved = f->page_t[0][k].median_ms - f->pin_t[0][k].median_ms;
+    double cost = f->at64[M_PINNED].median_ms + f->at64[M_FREEHOST].median_ms - f->at64[M_MALLOC].median_ms;
+    if (cost <= 0)
+        printf("pinning 64 MiB (and freeing it) costs %.1f ms less than malloc and a first write: a pinned buffer "
+               "you fill anyway pays off at once; each H2D copy from it saves %.1f ms\n",
+               -cost, saved);
+    else if (saved > 0)
+        printf("pinning 64 MiB (and freeing it) costs %.1f ms more than malloc and a first write; each H2D copy "
+               "from it saves %.1f ms: it pays off after %.1f transfers\n",
+               cost, saved, cost / saved);
+    else
+        printf("pinned copies of 64 MiB were not faster than pageable ones here: pinning does not pay off\n");
+}
+
+/* print_summary - the summary line: the largest size's rates each way, and the pool's gain */
+static void print_summary(size_t min_b, const figures *f)
+{
+    char sz[32];
+    int n = f->n;
+    size_t largest = min_b << (n - 1);
     printf("summary: pinned H2D %.1f GB/s, D2H %.1f GB/s at %s (%.1fx and %.1fx pageable); pool %.1fx faster "
            "than pinning each of %d transfers\n",
-           xl_gbps(min_b << (n - 1), pin_t[0][n - 1].median_ms), xl_gbps(min_b << (n - 1), pin_t[1][n - 1].median_ms),
-           xl_format_size(min_b << (n - 1), sz, sizeof sz), page_t[0][n - 1].median_ms / pin_t[0][n - 1].median_ms,
-           page_t[1][n - 1].median_ms / pin_t[1][n - 1].median_ms, naive_ms / pooled_ms, LOOP_N);
+           xl_gbps(largest, f->pin_t[0][n - 1].median_ms), xl_gbps(largest, f->pin_t[1][n - 1].median_ms),
+           xl_format_size(largest, sz, sizeof sz), f->page_t[0][n - 1].median_ms / f->pin_t[0][n - 1].median_ms,
+           f->page_t[1][n - 1].median_ms / f->pin_t[1][n - 1].median_ms, f->naive_ms / f->pooled_ms, LOOP_N);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    xl_gpu_info g;
+    static figures f;
+    char err[256];
+    parse_options(argc, argv, &o);
+    xl_gpu_require(prog, &g);
+    if (o.max_b > g.total_mem_bytes / 2 || (size_t)LOOP_N * LOOP_BYTES > g.total_mem_bytes / 2)
+        xl_cli_die(prog, "this GPU has too little memory for these sizes");
+    xl_csv *csv = NULL;
+    if (o.csv_path &&
+        !(csv = xl_csv_open(o.csv_path, "kind,label,bytes,median_ms,min_ms,max_ms,gbps", err, sizeof err))) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return 1;
+    }
+    cudaStream_t s;
+    XL_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+    printf("lab 02 on %s: pinned copies (yours) against pageable ones (cudaMemcpy), median of %d runs\n", g.name,
+           o.reps);
+    XL_RANGE_PUSH("lab 02: copy sweep");
+    sweep_copies(o.min_b, o.max_b, o.reps, s, csv, f.pin_t, f.page_t, &f.n);
+    XL_RANGE_POP();
+    alloc_costs(o.alloc_max, o.reps, csv, &f);
+    void *dev = pool_against_naive(s, &f);
+    round_trip(dev, o.max_b, o.reps, s, csv);
+    XL_CHECK(cudaFree(dev));
+    print_payoff(o.min_b, &f);
+    print_summary(o.min_b, &f);
     if (csv) {
+        xl_write_run_info(csv, &g, prog, o.reps);
         if (xl_csv_close(csv, err, sizeof err) != 0) {
             fprintf(stderr, "%s: %s\n", prog, err);
             return 1;
         }
-        xl_append_run_info(csv_path, &g, prog, reps);
-        printf("wrote %s\n", csv_path);
+        printf("wrote %s\n", o.csv_path);
     }
     return 0;
 }

@@ -168,69 +168,122 @@ static int check_send(cudaStream_t s, int reps)
     return bad_reps;
 }
 
-int main(int argc, char **argv)
+/* The host buffers besides f's: what the result must be, and where fetches land. */
+typedef struct {
+    unsigned char *want; /* the result, on the host */
+    void *src;           /* the result, on the device: gpu_work copies it into f.dev */
+    void *pageable;      /* malloc'd */
+    void *pinned;        /* from your lab_fetch_buffer */
+} buffers;
+
+/* What the fetches measured, for the summary. */
+typedef struct {
+    double bug_ms, your_ms, page_ms; /* median time up to the read */
+    int bug_wrong, your_wrong;       /* reads that saw anything but the result */
+    int send_bad, send_reps;         /* lab_send repetitions that delivered a corrupted batch, of how many */
+} figures;
+
+/* prepare - the buffers, a random result on the device, and f's stream; exits 1 after one line on failure */
+static void prepare(fx *f, buffers *b)
 {
-    int reps = 20;
-    const char *csv = NULL;
-    const xl_opt opts[] = {{"reps", XL_OPT_INT, &reps, 1, 100, "fetches of each kind, 1 to 100 (default 20)"},
-                           {"csv", XL_OPT_TEXT, &csv, 0, 0,
-                            "write a timeline of one fetch of each kind (run,lane,what,start_ms,end_ms)"}};
-    xl_cli_or_exit(prog, "The race made visible: the bug, your lab_fetch and lab_send, against a slowed GPU.", opts, 2,
-                   argc, argv);
-    xl_gpu_info g;
-    xl_gpu_require(prog, &g);
-
-    fx f = {0};
-    unsigned char *want = malloc(BYTES);
-    void *src, *pageable = malloc(BYTES), *pinned = lab_fetch_buffer(BYTES);
-    if (!want || !pageable || !pinned)
+    *f = (fx){0};
+    b->want = malloc(BYTES);
+    b->pageable = malloc(BYTES);
+    b->pinned = lab_fetch_buffer(BYTES);
+    if (!b->want || !b->pageable || !b->pinned)
         xl_fail("cannot allocate the host buffers (lab_fetch_buffer or malloc of 64 MiB)");
-    xl_fill_random(want, BYTES, xl_fresh_seed());
-    memset(pageable, 0, BYTES);
-    XL_CHECK(cudaMalloc(&src, BYTES));
-    XL_CHECK(cudaMalloc(&f.dev, BYTES));
-    xl_dev_upload(src, want, BYTES);
-    f.src = src;
-    f.want = want;
-    XL_CHECK(cudaStreamCreateWithFlags(&f.s, cudaStreamNonBlocking));
+    xl_fill_random(b->want, BYTES, xl_fresh_seed());
+    memset(b->pageable, 0, BYTES);
+    XL_CHECK(cudaMalloc(&b->src, BYTES));
+    XL_CHECK(cudaMalloc(&f->dev, BYTES));
+    xl_dev_upload(b->src, b->want, BYTES);
+    f->src = b->src;
+    f->want = b->want;
+    XL_CHECK(cudaStreamCreateWithFlags(&f->s, cudaStreamNonBlocking));
+}
 
+/* compare_fetches - reps fetches of each kind (the bug, yours, yours into pageable memory) and reps sends (10 at
+ * most), a line each, into r */
+static void compare_fetches(fx *f, const buffers *b, int reps, const char *gpu, figures *r)
+{
     printf("lab 03 on %s: %.0f ms of GPU work then a 64 MiB result copied back, %.0f ms of host work meanwhile\n",
-           g.name, GPU_MS, HOST_MS);
+           gpu, GPU_MS, HOST_MS);
     printf("%-34s %12s %12s\n", "", "wrong reads", "time to read");
-    double bug_ms = run_fetches(bug_fetch, &f, pinned, reps);
-    int bug_wrong = f.wrong;
-    printf("%-34s %9d/%-2d %9.2f ms\n", "no wait (the bug)", bug_wrong, reps, bug_ms);
-    double your_ms = run_fetches(lab_fetch, &f, pinned, reps);
-    int your_wrong = f.wrong;
-    printf("%-34s %9d/%-2d %9.2f ms\n", "your lab_fetch", your_wrong, reps, your_ms);
-    double page_ms = run_fetches(lab_fetch, &f, pageable, reps);
-    printf("%-34s %9d/%-2d %9.2f ms\n", "your lab_fetch into malloc'd memory", f.wrong, reps, page_ms);
+    r->bug_ms = run_fetches(bug_fetch, f, b->pinned, reps);
+    r->bug_wrong = f->wrong;
+    printf("%-34s %9d/%-2d %9.2f ms\n", "no wait (the bug)", r->bug_wrong, reps, r->bug_ms);
+    r->your_ms = run_fetches(lab_fetch, f, b->pinned, reps);
+    r->your_wrong = f->wrong;
+    printf("%-34s %9d/%-2d %9.2f ms\n", "your lab_fetch", r->your_wrong, reps, r->your_ms);
+    r->page_ms = run_fetches(lab_fetch, f, b->pageable, reps);
+    printf("%-34s %9d/%-2d %9.2f ms\n", "your lab_fetch into malloc'd memory", f->wrong, reps, r->page_ms);
     double copy_ms = 64.0 * 1048576 * 1e-6 / 55.0; /* about 1.2 ms at the link's pinned rate */
     printf("overlap: the sum of the work is %.1f ms, its maximum %.1f ms (plus about %.1f ms of copy)\n",
            GPU_MS + HOST_MS, GPU_MS > HOST_MS ? GPU_MS : HOST_MS, copy_ms);
-    int send_bad = check_send(f.s, reps < 10 ? reps : 10);
-    printf("your lab_send: %d of %d repetitions delivered a corrupted batch\n", send_bad, reps < 10 ? reps : 10);
+    r->send_reps = reps < 10 ? reps : 10;
+    r->send_bad = check_send(f->s, r->send_reps);
+    printf("your lab_send: %d of %d repetitions delivered a corrupted batch\n", r->send_bad, r->send_reps);
+}
 
-    if (csv) {
-        xl_timeline *tl = xl_timeline_create(32);
-        if (!tl)
-            xl_fail("out of memory");
-        record(bug_fetch, &f, pinned, tl, "no wait");
-        record(lab_fetch, &f, pinned, tl, "lab_fetch");
-        record(lab_fetch, &f, pageable, tl, "pageable");
-        if (xl_timeline_write(tl, csv) != 0)
-            return 1;
-        xl_append_run_info(csv, &g, prog, 1);
-        xl_timeline_destroy(tl);
-        printf("wrote %s\n", csv);
-    }
+/* write_timeline - one fetch of each kind on a timeline, written to path; exits 1 when it cannot be written (the
+ * line on stderr already said why) */
+static void write_timeline(const char *path, fx *f, const buffers *b, const xl_gpu_info *g)
+{
+    xl_timeline *tl = xl_timeline_create(32);
+    if (!tl)
+        xl_fail("out of memory");
+    record(bug_fetch, f, b->pinned, tl, "no wait");
+    record(lab_fetch, f, b->pinned, tl, "lab_fetch");
+    record(lab_fetch, f, b->pageable, tl, "pageable");
+    if (xl_timeline_write(tl, path, g, prog, 1) != 0)
+        exit(1);
+    xl_timeline_destroy(tl);
+    printf("wrote %s\n", path);
+}
+
+/* release - frees what prepare made */
+static void release(fx *f, buffers *b)
+{
+    lab_fetch_buffer_free(b->pinned);
+    free(b->pageable);
+    free(b->want);
+    XL_CHECK(cudaFree(b->src));
+    XL_CHECK(cudaFree(f->dev));
+}
+
+/* Options, as given on the command line. */
+typedef struct {
+    int reps;
+    const char *csv; /* NULL: no timeline */
+} options;
+
+/* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
+static void parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){.reps = 20};
+    const xl_opt opts[] = {{"reps", XL_OPT_INT, &o->reps, 1, 100, "fetches of each kind, 1 to 100 (default 20)"},
+                           {"csv", XL_OPT_TEXT, &o->csv, 0, 0,
+                            "write a timeline of one fetch of each kind (run,lane,what,start_ms,end_ms)"}};
+    xl_cli_or_exit(prog, "The race made visible: the bug, your lab_fetch and lab_send, against a slowed GPU.", opts,
+                   sizeof opts / sizeof opts[0], argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    xl_gpu_info g;
+    fx f;
+    buffers b;
+    figures r;
+    parse_options(argc, argv, &o);
+    xl_gpu_require(prog, &g);
+    prepare(&f, &b);
+    compare_fetches(&f, &b, o.reps, g.name, &r);
+    if (o.csv)
+        write_timeline(o.csv, &f, &b, &g);
     printf("summary: the bug read a missing result %d of %d times, your lab_fetch %d times, in %.1f ms against "
            "%.1f ms (into pageable memory %.1f ms); lab_send corrupted %d of %d\n",
-           bug_wrong, reps, your_wrong, your_ms, bug_ms, page_ms, send_bad, reps < 10 ? reps : 10);
-    lab_fetch_buffer_free(pinned);
-    free(pageable);
-    free(want);
-    XL_CHECK(cudaFree(src));
-    XL_CHECK(cudaFree(f.dev));
+           r.bug_wrong, o.reps, r.your_wrong, r.your_ms, r.bug_ms, r.page_ms, r.send_bad, r.send_reps);
+    release(&f, &b);
     return 0;
 }

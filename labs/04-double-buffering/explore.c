@@ -2,11 +2,11 @@
  *
  * At three batch sizes, with the stages balanced from this machine's own figures, it times the kit's
  * sequential baseline and your lab_pipe at depths 1 to 3, beside the ideal, checks every result, and
- * prints the overlap efficiency. With --csv it also records a few batches of the baseline and of your
- * depth-2 pipe as a timeline (every copy and kernel on its stream, produce on the host):
+ * prints the overlap efficiency. With --csv it also writes the figures, and records a few batches of the baseline
+ * and of your depth-2 pipe as a timeline (every copy and kernel on its stream, produce on the host) beside them:
  *     make run LAB=04 ARGS="--csv pipe.csv"
- * CSV rows: run,lane,what,start_ms,end_ms for the timeline; rows whose run is "throughput" hold
- * version,batch MiB,million items per second,efficiency instead (see the comment lines).
+ * pipe.csv: version,batch_mib,mitems_per_s (million items per second),efficiency;
+ * pipe-timeline.csv: run,lane,what,start_ms,end_ms,bytes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/cli.h"
+#include "common/csv.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -127,50 +128,11 @@ static void record(xl_timeline *tl, lab_result *res)
     wl_destroy(&w);
 }
 
-/* write_csv - the timeline, then the throughput rows and where they were measured; 0 or -1 */
-static int write_csv(const char *path, xl_timeline *tl, const row *rows, int batches, int reps, const xl_gpu_info *g)
+/* measure_all - every batch size into rows (NSIZES), a line each with its stages, times and efficiencies */
+static void measure_all(row *rows, int batches, int reps, lab_result *res, const char *gpu)
 {
-    if (xl_timeline_write(tl, path) != 0)
-        return -1;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "%s: cannot append to %s\n", prog, path);
-        return -1;
-    }
-    fprintf(f, "# throughput rows: throughput,version,batch MiB,million items per second,efficiency; %d batches\n",
-            batches);
-    for (int s = 0; s < NSIZES; s++) {
-        const row *r = &rows[s];
-        double items = (double)batches * (double)(r->mib << 18) * 1e-3; /* millions of items, per ms */
-        fprintf(f, "throughput,sequential,%zu,%.2f,0\n", r->mib, items / r->seq_ms);
-        for (int d = 1; d <= MAX_DEPTH; d++)
-            fprintf(f, "throughput,depth %d,%zu,%.2f,%.3f\n", d, r->mib, items / r->depth_ms[d],
-                    efficiency(r, r->depth_ms[d]));
-        fprintf(f, "throughput,ideal,%zu,%.2f,1\n", r->mib, items / r->ideal_ms);
-    }
-    if (fclose(f) != 0)
-        return -1;
-    return xl_append_run_info(path, g, prog, reps);
-}
-
-int main(int argc, char **argv)
-{
-    int reps = 5, batches = 16;
-    const char *csv = NULL;
-    const xl_opt opts[] = {
-        {"batches", XL_OPT_INT, &batches, 2, 64, "batches per run, 2 to 64 (default 16)"},
-        {"reps", XL_OPT_INT, &reps, 1, 50, "timed runs of each version after one warm-up, 1 to 50 (default 5)"},
-        {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the figures and a timeline of both versions as CSV"}};
-    xl_cli_or_exit(prog, "Your lab_pipe at depths 1 to 3 against the sequential baseline and the ideal.", opts, 3, argc,
-                   argv);
-    xl_gpu_info g;
-    xl_gpu_require(prog, &g);
-
-    lab_result *res;
-    XL_CHECK(cudaMallocHost((void **)&res, (size_t)batches * sizeof(lab_result)));
-    row rows[NSIZES];
-    printf("lab 04 on %s: %d batches per run, median of %d runs, stages balanced from this machine's figures\n",
-           g.name, batches, reps);
+    printf("lab 04 on %s: %d batches per run, median of %d runs, stages balanced from this machine's figures\n", gpu,
+           batches, reps);
     printf("%-7s %-35s %10s %10s %10s %10s %10s  %s\n", "batch", "stages per batch (ms)", "sequential", "depth 1",
            "depth 2", "depth 3", "ideal", "efficiency d1/d2/d3");
     for (int s = 0; s < NSIZES; s++) {
@@ -186,16 +148,67 @@ int main(int argc, char **argv)
     }
     printf("P produce (host), H copy in (copied again / right after produce), K kernel, D copy out\n"
            "efficiency = (sequential - yours) / (sequential - ideal): 1 is the ideal, 0 no better than sequential\n");
-    if (csv) {
-        xl_timeline *tl = xl_timeline_create(8 * TIMELINE_BATCHES * 2);
-        if (!tl)
-            xl_fail("out of memory");
-        record(tl, res);
-        if (write_csv(csv, tl, rows, batches, reps, &g) != 0)
-            return 1;
-        xl_timeline_destroy(tl);
-        printf("wrote %s\n", csv);
+}
+
+/* write_csv - records the timeline (record), then writes the throughput rows at path and the timeline beside them
+ * (xl_timeline_write_beside); exits 1 after one line on failure */
+static void write_csv(const char *path, const row *rows, int batches, int reps, lab_result *res, const xl_gpu_info *g)
+{
+    char err[256];
+    xl_timeline *tl = xl_timeline_create(8 * TIMELINE_BATCHES * 2);
+    if (!tl)
+        xl_fail("out of memory");
+    record(tl, res);
+    xl_csv *c = xl_csv_open(path, "version,batch_mib,mitems_per_s,efficiency", err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        exit(1);
     }
+    xl_csv_comment(c, "%d batches per run; mitems_per_s: million items per second; the timeline: NAME-timeline.csv",
+                   batches);
+    for (int s = 0; s < NSIZES; s++) {
+        const row *r = &rows[s];
+        double items = (double)batches * (double)(r->mib << 18) * 1e-3; /* millions of items, per ms */
+        xl_csv_row(c, "sequential,%zu,%.2f,0", r->mib, items / r->seq_ms);
+        for (int d = 1; d <= MAX_DEPTH; d++)
+            xl_csv_row(c, "depth %d,%zu,%.2f,%.3f", d, r->mib, items / r->depth_ms[d], efficiency(r, r->depth_ms[d]));
+        xl_csv_row(c, "ideal,%zu,%.2f,1", r->mib, items / r->ideal_ms);
+    }
+    if (xl_timeline_write_beside(tl, c, g, prog, reps) != 0)
+        exit(1);
+    xl_timeline_destroy(tl);
+}
+
+/* Options, as given on the command line. */
+typedef struct {
+    int reps, batches;
+    const char *csv; /* NULL: no CSV */
+} options;
+
+/* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
+static void parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){.reps = 5, .batches = 16};
+    const xl_opt opts[] = {
+        {"batches", XL_OPT_INT, &o->batches, 2, 64, "batches per run, 2 to 64 (default 16)"},
+        {"reps", XL_OPT_INT, &o->reps, 1, 50, "timed runs of each version after one warm-up, 1 to 50 (default 5)"},
+        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the figures and a timeline of both versions as CSV"}};
+    xl_cli_or_exit(prog, "Your lab_pipe at depths 1 to 3 against the sequential baseline and the ideal.", opts,
+                   sizeof opts / sizeof opts[0], argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    xl_gpu_info g;
+    lab_result *res;
+    row rows[NSIZES];
+    parse_options(argc, argv, &o);
+    xl_gpu_require(prog, &g);
+    XL_CHECK(cudaMallocHost((void **)&res, (size_t)o.batches * sizeof(lab_result)));
+    measure_all(rows, o.batches, o.reps, res, g.name);
+    if (o.csv)
+        write_csv(o.csv, rows, o.batches, o.reps, res, &g);
     printf("summary: depth 2 efficiency %.2f (4 MiB), %.2f (16 MiB), %.2f (64 MiB); depth 3 %.2f, %.2f, %.2f\n",
            efficiency(&rows[0], rows[0].depth_ms[2]), efficiency(&rows[1], rows[1].depth_ms[2]),
            efficiency(&rows[2], rows[2].depth_ms[2]), efficiency(&rows[0], rows[0].depth_ms[3]),

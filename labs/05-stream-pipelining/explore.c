@@ -3,19 +3,19 @@
  * Measures the link (each direction alone and both at once) and the kernel, then times the kit's sequential
  * run and your lab_pipeline_run, depth-first and breadth-first, over 1 to 16 streams and over chunk sizes,
  * beside the ideal; checks every output; measures what tracing costs. With --csv it also records one
- * sequential and one pipelined run as a timeline of every copy and kernel on its stream:
+ * sequential and one pipelined run as a timeline of every copy and kernel on its stream, beside the sweeps:
  *     make run LAB=05 ARGS="--csv pipe.csv"
- * CSV rows: run,lane,what,start_ms,end_ms,bytes for the timeline; rows whose run is "sweep" hold
- * version,streams,chunk MiB,ms,efficiency instead (see the comment lines).
+ * pipe.csv: version,streams,chunk_mib,ms,efficiency (the sequential run last, its chunk the whole array);
+ * pipe-timeline.csv: run,lane,what,start_ms,end_ms,bytes.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/cli.h"
+#include "common/csv.h"
 #include "common/gpu.h"
 #include "common/stats.h"
 #include "common/timeline.h"
@@ -26,19 +26,34 @@
 #define KERNEL_SHARE 0.6
 #define NSTREAMS 5
 #define NCHUNKS 6
+#define REF_CHUNK ((size_t)8 << 18) /* 8 MiB of 32-bit words: the chunk of the stream sweep */
 
 static const char *prog = "05-stream-pipelining-explore";
 static const int stream_counts[NSTREAMS] = {1, 2, 4, 8, 16};
 static const size_t chunk_mib[NCHUNKS] = {1, 2, 4, 8, 16, 32};
 
-/* What every measurement shares. */
+/* One point of a sweep, as the CSV holds it. */
+typedef struct {
+    const char *version; /* "depth-first" or "breadth-first" */
+    int streams;
+    size_t chunk_mib;
+    double ms, efficiency; /* median time; (sequential - ms) / (sequential - ideal) */
+} sweep_row;
+
+/* What every measurement shares, and what they found. */
 typedef struct {
     size_t items;
     uint32_t *in, *out;
     lab_kernel k;
     wl_kernel_ctx kc;
     int reps;
-    char rows[8192]; /* the sweep rows for the CSV */
+    sweep_row rows[2 * NSTREAMS + NCHUNKS]; /* the sweeps, in the order measured */
+    int nrows;
+    wl_link link8;      /* the link and the kernel at 8 MiB chunks */
+    double seq_ms;      /* the kit's sequential run, median */
+    double best_ms;     /* your fastest point of the stream sweep */
+    double tracing_ms;  /* what tracing added to a run of spans copies and kernels */
+    int spans;
 } ex;
 
 /* check - every output word right, or one line and exit */
@@ -93,8 +108,7 @@ static void row(ex *e, const char *version, int streams, size_t mib, double ms, 
 {
     double eff = (seq - ms) / (seq - ideal);
     printf("  %-14s %7d %7zu MiB %9.2f ms %9.2f ms %8.2f\n", version, streams, mib, ms, ideal, eff);
-    size_t used = strlen(e->rows);
-    snprintf(e->rows + used, sizeof e->rows - used, "sweep,%s,%d,%zu,%.4f,%.4f\n", version, streams, mib, ms, eff);
+    e->rows[e->nrows++] = (sweep_row){version, streams, mib, ms, eff};
 }
 
 /* record - one sequential run and one pipelined run (4 streams, 8 chunks) on the timeline */
@@ -148,79 +162,120 @@ static double tracing_cost(ex *e, int *spans)
     return xl_median(on, e->reps) - xl_median(off, e->reps);
 }
 
-int main(int argc, char **argv)
+/* write_csv - records one sequential and one pipelined run (record), then writes the sweep rows (then the
+ * sequential run) at path and the timeline beside them (xl_timeline_write_beside); exits 1 after one line on
+ * failure */
+static void write_csv(const char *path, ex *e, const xl_gpu_info *g)
 {
-    size_t total = (size_t)256 << 20;
-    int reps = 5;
-    const char *csv = NULL;
-    const xl_opt opts[] = {
-        {"total", XL_OPT_SIZE, &total, 32 << 20, (long long)1 << 30, "the array, 32M to 1G (default 256M) each way"},
-        {"reps", XL_OPT_INT, &reps, 1, 30, "timed runs per point after one warm-up, 1 to 30 (default 5)"},
-        {"csv", XL_OPT_TEXT, &csv, 0, 0, "also write the sweeps and a timeline as CSV"}};
-    xl_cli_or_exit(prog, "Your pipeline over 1 to 16 streams and over chunk sizes, against the ideal.", opts, 3, argc,
-                   argv);
-    xl_gpu_info g;
-    xl_gpu_require(prog, &g);
-    ex e = {.items = total / sizeof(uint32_t), .reps = reps};
-    e.in = lab_host_alloc(e.items * sizeof(uint32_t));
-    e.out = lab_host_alloc(e.items * sizeof(uint32_t));
-    if (!e.in || !e.out)
-        xl_fail("lab_host_alloc could not give two buffers of %zu MiB", total >> 20);
-    xl_fill_random(e.in, e.items * sizeof(uint32_t), xl_fresh_seed());
-    wl_calibrate(&e.kc, e.items, KERNEL_SHARE);
-    e.k = wl_kernel(&e.kc);
+    char err[256];
+    xl_timeline *tl = xl_timeline_create(64);
+    if (!tl)
+        xl_fail("out of memory");
+    record(e, tl);
+    xl_csv *c = xl_csv_open(path, "version,streams,chunk_mib,ms,efficiency", err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        exit(1);
+    }
+    for (int i = 0; i < e->nrows; i++) {
+        const sweep_row *r = &e->rows[i];
+        xl_csv_row(c, "%s,%d,%zu,%.4f,%.4f", r->version, r->streams, r->chunk_mib, r->ms, r->efficiency);
+    }
+    xl_csv_row(c, "sequential,1,%zu,%.4f,0", e->items * sizeof(uint32_t) >> 20, e->seq_ms);
+    xl_csv_comment(c, "link: in %.2f, out %.2f, both at once %.2f GB/s; tracing added %.4f ms to a run of %d spans",
+                   e->link8.h2d_gbps, e->link8.d2h_gbps, e->link8.duplex_gbps, e->tracing_ms, e->spans);
+    if (xl_timeline_write_beside(tl, c, g, prog, e->reps) != 0)
+        exit(1);
+    xl_timeline_destroy(tl);
+}
 
-    size_t ref_chunk = (size_t)8 << 18;
-    wl_link l, l8;
-    wl_measure(e.items, ref_chunk, &e.k, 5, &l8);
-    l = l8;
-    double seq = time_sequential(&e);
+/* prepare - e's buffers from lab_host_alloc, random input, and the kernel calibrated to KERNEL_SHARE of the copy
+ * in; exits 1 after one line on failure */
+static void prepare(ex *e, size_t total, int reps)
+{
+    *e = (ex){.items = total / sizeof(uint32_t), .reps = reps};
+    e->in = lab_host_alloc(e->items * sizeof(uint32_t));
+    e->out = lab_host_alloc(e->items * sizeof(uint32_t));
+    if (!e->in || !e->out)
+        xl_fail("lab_host_alloc could not give two buffers of %zu MiB", total >> 20);
+    xl_fill_random(e->in, e->items * sizeof(uint32_t), xl_fresh_seed());
+    wl_calibrate(&e->kc, e->items, KERNEL_SHARE);
+    e->k = wl_kernel(&e->kc);
+}
+
+/* measure_baseline - the link and the kernel at 8 MiB chunks, then the kit's sequential run, a line each */
+static void measure_baseline(ex *e, const xl_gpu_info *g)
+{
+    const wl_link *l = &e->link8;
+    wl_measure(e->items, REF_CHUNK, &e->k, 5, &e->link8);
+    e->seq_ms = time_sequential(e);
     printf("lab 05 on %s (%d copy engines): %zu MiB each way; link in %.1f GB/s, out %.1f GB/s, both at once %.1f "
            "GB/s (%.2fx one direction); the kernels take %.0f%% of the copy in\n",
-           g.name, g.copy_engines, total >> 20, l.h2d_gbps, l.d2h_gbps, l.duplex_gbps,
-           l.duplex_gbps / fmax(l.h2d_gbps, l.d2h_gbps), 100 * KERNEL_SHARE);
-    printf("sequential (one stream, the whole array in, kernel, out): %.2f ms\n", seq);
+           g->name, g->copy_engines, e->items * sizeof(uint32_t) >> 20, l->h2d_gbps, l->d2h_gbps, l->duplex_gbps,
+           l->duplex_gbps / fmax(l->h2d_gbps, l->d2h_gbps), 100 * KERNEL_SHARE);
+    printf("sequential (one stream, the whole array in, kernel, out): %.2f ms\n", e->seq_ms);
+}
+
+/* sweep - your pipeline over 1 to 16 streams in both orders (8 MiB chunks), then over chunk sizes (4 streams,
+ * depth-first, the link measured again at each), a line and a row each; the fastest of the first into best_ms */
+static void sweep(ex *e)
+{
+    wl_link l;
     printf("  %-14s %7s %11s %12s %12s %8s\n", "order", "streams", "chunk", "time", "ideal", "efficiency");
-    double best = 1e30;
+    e->best_ms = 1e30;
     for (int o = 0; o < 2; o++)
         for (int s = 0; s < NSTREAMS; s++) {
-            double ms = time_pipeline(&e, stream_counts[s], ref_chunk, (lab_order)o);
-            best = fmin(best, ms);
-            row(&e, o ? "breadth-first" : "depth-first", stream_counts[s], 8, ms, seq,
-                wl_ideal_ms(&l8, e.items, ref_chunk));
+            double ms = time_pipeline(e, stream_counts[s], REF_CHUNK, (lab_order)o);
+            e->best_ms = fmin(e->best_ms, ms);
+            row(e, o ? "breadth-first" : "depth-first", stream_counts[s], 8, ms, e->seq_ms,
+                wl_ideal_ms(&e->link8, e->items, REF_CHUNK));
         }
     for (int c = 0; c < NCHUNKS; c++) {
         size_t chunk = chunk_mib[c] << 18;
-        wl_measure(e.items, chunk, &e.k, 3, &l);
-        double ms = time_pipeline(&e, 4, chunk, LAB_DEPTH_FIRST);
-        row(&e, "depth-first", 4, chunk_mib[c], ms, seq, wl_ideal_ms(&l, e.items, chunk));
+        wl_measure(e->items, chunk, &e->k, 3, &l);
+        double ms = time_pipeline(e, 4, chunk, LAB_DEPTH_FIRST);
+        row(e, "depth-first", 4, chunk_mib[c], ms, e->seq_ms, wl_ideal_ms(&l, e->items, chunk));
     }
-    int spans;
-    double cost = tracing_cost(&e, &spans);
-    printf("tracing a run of %d copies and kernels added %.3f ms (%.1f us each)\n", spans, cost, 1e3 * cost / spans);
-    if (csv) {
-        xl_timeline *tl = xl_timeline_create(64);
-        if (!tl)
-            xl_fail("out of memory");
-        record(&e, tl);
-        if (xl_timeline_write(tl, csv) != 0) /* the timeline rows, with the header */
-            return 1;
-        xl_timeline_destroy(tl);
-        FILE *f = fopen(csv, "a");
-        if (!f)
-            xl_fail("cannot append to %s", csv);
-        fprintf(f, "# sweep rows: sweep,version,streams,chunk MiB,ms,efficiency\n%s", e.rows);
-        fprintf(f, "sweep,sequential,1,%zu,%.4f,0\n", total >> 20, seq);
-        fprintf(f, "# link: in %.2f, out %.2f, both at once %.2f GB/s; tracing added %.4f ms to a run of %d spans\n",
-                l8.h2d_gbps, l8.d2h_gbps, l8.duplex_gbps, cost, spans);
-        if (fclose(f) != 0)
-            xl_fail("cannot write %s", csv);
-        xl_append_run_info(csv, &g, prog, reps);
-        printf("wrote %s\n", csv);
-    }
+}
+
+/* Options, as given on the command line. */
+typedef struct {
+    size_t total; /* bytes each way */
+    int reps;
+    const char *csv; /* NULL: no CSV */
+} options;
+
+/* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
+static void parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){.total = (size_t)256 << 20, .reps = 5};
+    const xl_opt opts[] = {
+        {"total", XL_OPT_SIZE, &o->total, 32 << 20, (long long)1 << 30, "the array, 32M to 1G (default 256M) each way"},
+        {"reps", XL_OPT_INT, &o->reps, 1, 30, "timed runs per point after one warm-up, 1 to 30 (default 5)"},
+        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the sweeps and a timeline as CSV"}};
+    xl_cli_or_exit(prog, "Your pipeline over 1 to 16 streams and over chunk sizes, against the ideal.", opts,
+                   sizeof opts / sizeof opts[0], argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    xl_gpu_info g;
+    static ex e;
+    parse_options(argc, argv, &o);
+    xl_gpu_require(prog, &g);
+    prepare(&e, o.total, o.reps);
+    measure_baseline(&e, &g);
+    sweep(&e);
+    e.tracing_ms = tracing_cost(&e, &e.spans);
+    printf("tracing a run of %d copies and kernels added %.3f ms (%.1f us each)\n", e.spans, e.tracing_ms,
+           1e3 * e.tracing_ms / e.spans);
+    if (o.csv)
+        write_csv(o.csv, &e, &g);
     printf("summary: link both ways at once %.1f GB/s (in %.1f, out %.1f); sequential %.2f ms, your best %.2f ms, "
            "ideal at 8 MiB chunks %.2f ms\n",
-           l8.duplex_gbps, l8.h2d_gbps, l8.d2h_gbps, seq, best, wl_ideal_ms(&l8, e.items, ref_chunk));
+           e.link8.duplex_gbps, e.link8.h2d_gbps, e.link8.d2h_gbps, e.seq_ms, e.best_ms,
+           wl_ideal_ms(&e.link8, e.items, REF_CHUNK));
     lab_host_free(e.in);
     lab_host_free(e.out);
     return 0;

@@ -146,18 +146,25 @@ extern "C" int lab_write_csv(const char *path, const lab_point *h2d, const lab_p
 extern "C" int lab_fit(const lab_point *pts, int n, double *latency_us, double *bandwidth_gbps)
 {
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    if (n < 2)
+    if (n < 2) {
+        fprintf(stderr, "lab_fit: need at least 2 points to fit a line, got %d\n", n);
         return -1;
+    }
     for (int i = 0; i < n; i++) {
         double x = (double)pts[i].bytes, y = pts[i].t.median_ms;
-        if (!(y > 0))
+        if (!(y > 0)) {
+            fprintf(stderr, "lab_fit: point %d (%zu bytes) has a time of %g ms; times must be positive\n", i,
+                    pts[i].bytes, y);
             return -1;
+        }
         double w = 1.0 / (y * y);
         sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
     }
     double s = (sw * sxy - sx * sy) / (sw * sxx - sx * sx); /* ms per byte */
-    if (!(s > 0))
+    if (!(s > 0)) {
+        fprintf(stderr, "lab_fit: the times do not grow with the size, so no positive bandwidth fits\n");
         return -1;
+    }
     *latency_us = (sy - s * sx) / sw * 1e3;
     *bandwidth_gbps = 1e-6 / s;
     return 0;

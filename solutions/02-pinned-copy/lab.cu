@@ -71,11 +71,14 @@ extern "C" void lab_pool_destroy(lab_pool *pool)
 
 extern "C" lab_pool *lab_pool_create(size_t bytes, int count)
 {
-    if (bytes == 0 || count < 1)
+    if (bytes == 0 || count < 1) {
+        fprintf(stderr, "lab_pool_create: need bytes >= 1 and count >= 1 (got %zu, %d)\n", bytes, count);
         return NULL;
+    }
     lab_pool *p = (lab_pool *)calloc(1, sizeof *p);
     if (!p || !(p->all = (void **)calloc(count, sizeof(void *))) ||
         !(p->free_buf = (void **)calloc(count, sizeof(void *)))) {
+        fprintf(stderr, "lab_pool_create: out of memory for a pool of %d buffers\n", count);
         lab_pool_destroy(p);
         return NULL;
     }
@@ -138,8 +141,10 @@ extern "C" int lab_loop_pooled(lab_pool *pool, void *dev, size_t bytes, int n, l
 
 extern "C" int lab_round_trip(void *host_out, const void *host_in, void *dev, size_t bytes, cudaStream_t stream)
 {
-    if (!host_out || !host_in || !dev)
+    if (!host_out || !host_in || !dev) {
+        fprintf(stderr, "lab_round_trip: NULL buffer\n");
         return -1;
+    }
     /* both copies in one stream: the second starts after the first, and one wait covers both */
     XL_CHECK(cudaMemcpyAsync(dev, host_in, bytes, cudaMemcpyHostToDevice, stream));
     XL_CHECK(cudaMemcpyAsync(host_out, dev, bytes, cudaMemcpyDeviceToHost, stream));

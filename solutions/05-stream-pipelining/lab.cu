@@ -47,8 +47,10 @@ extern "C" lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams)
         return NULL;
     }
     lab_pipeline *p = (lab_pipeline *)calloc(1, sizeof *p);
-    if (!p)
+    if (!p) {
+        fprintf(stderr, "lab_pipeline_create: out of memory\n");
         return NULL;
+    }
     p->streams = streams;
     p->chunk_items = chunk_items;
     for (int i = 0; i < streams; i++) {
