@@ -49,11 +49,13 @@ ifeq ($(V),1)
   QUIET_CC = 
   QUIET_NVCC = 
   QUIET_LINK = 
+  QUIET_GEN = 
 else
   Q := @
   QUIET_CC = @echo '   CC     $@';
   QUIET_NVCC = @echo '   NVCC   $@';
   QUIET_LINK = @echo '   LINK   $@';
+  QUIET_GEN = @echo '   GEN    $@';
 endif
 
 # ===== What there is =====
@@ -67,6 +69,7 @@ GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o
 UNIT_TESTS := $(patsubst common/test/%.c,$(B)/bin/unit-%,$(wildcard common/test/*.c))
 SELFTEST := $(B)/bin/grade-selftest
 PROBE := $(B)/bin/gpu-probe
+APPLY_DIFF := grader/mutate/apply.py
 LOADGEN := $(B)/bin/loadgen
 
 # ===== Pattern rules =====
@@ -103,8 +106,15 @@ $(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/labs/$(1)/l
 $(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
-MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.cu,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.cu))
-$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/grader/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
+# a planted mutant is a diff of the reference solution (grader/mutants/NN-slug/NAME.diff), applied here
+MUTANTS_$(1) := $$(patsubst grader/mutants/$(1)/%.diff,$(B)/bin/$(1)-mutant-%,$$(wildcard grader/mutants/$(1)/*.diff))
+$(B)/mutants/$(1)/%.cu: grader/mutants/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY_DIFF)
+	@mkdir -p $$(dir $$@)
+	$$(QUIET_GEN)python3 $(APPLY_DIFF) $$< $$@
+$(B)/obj/mutants/$(1)/%.o: $(B)/mutants/$(1)/%.cu
+	@mkdir -p $$(dir $$@)
+	$$(QUIET_NVCC)$$(NVCC) $$(ALL_NVCCFLAGS) -c $$< -o $$@
+$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
 LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-grade $$(MUTANTS_$(1))

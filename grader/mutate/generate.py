@@ -6,8 +6,8 @@ Run with Debian's /usr/bin/python3, which has libclang's bindings (python3-clang
 It parses solutions/NN-slug/lab.cu with libclang, applies one mechanical change per mutant (the operators below)
 at the byte offsets the parser gives, re-parses each mutant and drops it as stillborn when it no longer compiles
 or did not change, and works out from the lab's grader which tests can see each mutant. Per lab it writes
-OUT/NN-slug/ID.cu (the whole solution with one change), ID.diff (against solutions/NN-slug/lab.cu) and
-manifest.tsv (id, operator, line, function, from, to, tests). grader/mutate/run.py builds and grades them on a
+OUT/NN-slug/ID.diff (one change, against solutions/NN-slug/lab.cu; make applies it into ID.cu, as it does a
+planted mutant's diff) and manifest.tsv (id, operator, line, function, from, to, tests). grader/mutate/run.py builds and grades them on a
 GPU host, which needs no clang. The same sources give the same mutants and IDs (e.g. del-call-L57-1) every run.
 """
 import argparse
@@ -853,14 +853,14 @@ def write_if_changed(path, data):
 
 
 def write(lab, mutants, seen, out):
-    """OUT/NN-slug/: one ID.cu and ID.diff per mutant and manifest.tsv; removes those of mutants no longer made"""
+    """OUT/NN-slug/: one ID.diff per mutant (make applies it to make ID.cu, as it does a planted mutant's) and
+    manifest.tsv; removes the diffs, sources and objects of mutants no longer made"""
     d = out / lab.slug
     d.mkdir(parents=True, exist_ok=True)
     orig = lab.src.text.decode().splitlines(keepends=True)
     rows = ['id\toperator\tline\tfunction\tfrom\tto\ttests\n']
     keep = set()
     for m in mutants:
-        write_if_changed(d / (m['id'] + '.cu'), m['text'])
         diff = difflib.unified_diff(orig, m['text'].decode().splitlines(keepends=True), lab.rel, lab.rel)
         write_if_changed(d / (m['id'] + '.diff'), ''.join(diff).encode())
         keep |= {m['id'] + '.cu', m['id'] + '.diff'}
@@ -870,6 +870,9 @@ def write(lab, mutants, seen, out):
     for p in d.iterdir():
         if p.is_file() and p.suffix in ('.cu', '.diff') and p.name not in keep:
             p.unlink()
+            for built in (d / 'obj' / (p.stem + '.o'), d / 'bin' / p.stem):
+                if built.is_file():
+                    built.unlink()
     write_if_changed(d / 'manifest.tsv', ''.join(rows).encode())
 
 

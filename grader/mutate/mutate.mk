@@ -4,7 +4,8 @@
 #   make mutate-gen                     generate build/mutate/NN-slug/ (needs /usr/bin/python3 with python3-clang)
 #   make mutate [LAB=NN] [SAMPLE=N]     generate when it can, then build and grade the mutants on this GPU
 #
-# build/mutate/NN-slug/bin/ID is mutant ID (build/mutate/NN-slug/ID.cu) linked exactly as the lab's grader is;
+# build/mutate/NN-slug/bin/ID is mutant ID linked exactly as the lab's grader is: its source, ID.cu, is its diff
+# ID.diff applied to the solution, as the planted mutants' are (grader/mutate/apply.py);
 # run.py asks for the ones it grades. They are compiled for sm_90 only (MUTATE_ARCH), which halves the time.
 
 MUTATE_DIR := $(B)/mutate
@@ -16,6 +17,8 @@ MUTATE_RPATH := $(if $(wildcard $(CRIT_BUNDLE)/include/criterion/criterion.h),-X
 
 # $(1) = slug: a mutant's object and its grader
 define MUTATE_RULES
+$(MUTATE_DIR)/$(1)/%.cu: $(MUTATE_DIR)/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY_DIFF)
+	$$(QUIET_GEN)python3 $(APPLY_DIFF) $$< $$@
 $(MUTATE_DIR)/$(1)/obj/%.o: $(MUTATE_DIR)/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
 	$$(QUIET_NVCC)$$(NVCC) $$(MUTATE_NVCCFLAGS) -c $$< -o $$@

@@ -184,8 +184,8 @@ def build(out, todo, jobs, log):
     set of (slug, id) whose grader exists afterwards"""
     targets = []
     for slug, mid in todo:
-        b, cu = binary(out, slug, mid), os.path.join(out, slug, mid + '.cu')
-        if os.path.isfile(b) and os.path.getmtime(b) < os.path.getmtime(cu):
+        b, diff = binary(out, slug, mid), os.path.join(out, slug, mid + '.diff')
+        if os.path.isfile(b) and os.path.getmtime(b) < os.path.getmtime(diff):
             os.unlink(b)  # made from an older mutant: if the new one does not compile, nothing stale is graded
         targets.append(rel(b))
     targets += sorted({'build/bin/%s-grade-solution' % slug for slug, _ in todo})

@@ -137,7 +137,6 @@ def stop_load(p):
             p.wait()
 
 
-# ===== Reading the graders' logs =====
 def verdicts(tally, full, runs, kind):
     """the lines on a run under load: full points, tests not graded, tests failed (which, how often)"""
     def names(d):
@@ -148,6 +147,7 @@ def verdicts(tally, full, runs, kind):
                              ': a wrong verdict on the reference' if tally['failed_runs'] else '')]
 
 
+# ===== Reading the graders' logs and the kept tables =====
 def read_log(path, run):
     """measurement rows of one ratio log (the grader's XL_RATIO_LOG: check, attempt, ratio, need, at_least, label,
     figures)"""

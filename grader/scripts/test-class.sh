@@ -32,15 +32,13 @@ class_gpu=$gpu_rc
 class_no_gpu_was=${XL_NO_GPU-unset}
 [ $class_gpu -eq 0 ] || export XL_NO_GPU=1
 # a class of a few mutants per lab (the first six by name): enough to check the gradebook, short enough to grade thrice
-class_mutants() { ls grader/mutants/$1/*.cu | head -n 6; }
+class_mutants() { ls grader/mutants/$1/*.diff | head -n 6; }
 cls=$(mktemp -d /tmp/xferlab-class.XXXXXX)
 chmod 755 "$cls"
 subs=$cls/subs
 mkdir -p "$subs"
-# standalone MUTANT OUT - a mutant as one file, as a student would hand it in (its #include of the reference inlined)
-standalone() {
-    python3 -c 'import re, sys; print(re.sub(r"^#include \"(solutions/[^\"]+)\"$", lambda m: open(m.group(1)).read(), open(sys.argv[1]).read(), flags=re.M), end="")' "$1" >"$2"
-}
+# standalone MUTANT OUT - a planted mutant as one file, as a student would hand it in (its diff applied)
+standalone() { python3 grader/mutate/apply.py "$1" "$2"; }
 declare -A want # student_lab -> the points it must get, when known before grading
 for id in 01 03; do
     slug=$(basename labs/$id-*)
@@ -48,7 +46,7 @@ for id in 01 03; do
     cp "solutions/$slug/lab.cu" "$subs/ref$id/labs/$slug/lab.cu"
     cp "labs/$slug/lab.cu" "$subs/skel_$id.cu"
     for m in $(class_mutants $slug); do
-        standalone "$m" "$subs/mut-$(basename "$m" .cu)-lab$id.cu"
+        standalone "$m" "$subs/mut-$(basename "$m" .diff)-lab$id.cu"
     done
 done
 printf 'this is not C\n' >"$subs/broken_01.cu"
@@ -103,7 +101,7 @@ if classrun first; then
             max=$(awk -F, -v s=ref$id -v l=$slug '$1 == s && $2 == l { print $4 }' "$cls/out/gradebook.csv")
             [ "$refp" = "$max" ] && ok "class: lab $id reference: full points, $refp/$max" || bad "class: lab $id reference: $refp/$max"
             for m in $(class_mutants $slug); do
-                mn=$(basename "$m" .cu)
+                mn=$(basename "$m" .diff)
                 for t in $(sed -n 's/^ \* target: //p' "$m"); do
                     got=$(awk -F, -v s="mut-$mn" -v l="$slug" -v col="$id:$t" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == s && $2 == l { print $c[col] }' "$cls/out/gradebook.csv")
                     [ "$got" = 0 ] && ok "class: lab $id mutant $mn loses $t" || bad "class: lab $id mutant $mn gets '$got' on $t"
@@ -233,7 +231,7 @@ else
     small=$cls/small
     mkdir -p "$small"
     m01=$(class_mutants 01-pageable-copy | head -n 1)
-    cp -r "$subs/ref01" "$subs/skel_01.cu" "$subs/broken_01.cu" "$subs/mut-$(basename "$m01" .cu)-lab01.cu" "$small/"
+    cp -r "$subs/ref01" "$subs/skel_01.cu" "$subs/broken_01.cu" "$subs/mut-$(basename "$m01" .diff)-lab01.cu" "$small/"
     # slurmrun NAME ARGS... - the class of $small graded through sbatch into $cls/sl-out
     slurmrun() {
         local name=$1; shift

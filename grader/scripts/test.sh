@@ -131,9 +131,9 @@ for lab in labs/[0-9][0-9]-*/; do
         elif [ "$s" -lt "$cpu_max" ]; then ok "$slug: the skeleton does not pass ($s of the $cpu_max points graded here)"
         else bad "$slug: the skeleton gets $s of $cpu_max graded points"; fi
     else bad "$slug: skeleton gave no results"; fi
-    for mut in grader/mutants/$slug/*.cu; do
+    for mut in grader/mutants/$slug/*.diff; do
         [ -f "$mut" ] || continue
-        name=$(basename "$mut" .cu)
+        name=$(basename "$mut" .diff)
         targets=$(sed -n 's/^ \* target: //p' "$mut")
         [ -n "$targets" ] || { bad "$slug mutant $name: no ' * target:' line"; continue; }
         # only the tests it names: a planted mistake is proven on its targets, and the rest of the grader is not
