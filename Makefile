@@ -151,7 +151,7 @@ build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE) $(LOADGEN)
 	@:
 
 deps:
-	@NVCC=$(NVCC) common/scripts/deps.sh
+	@NVCC=$(NVCC) grader/scripts/deps.sh
 
 # make grade [LAB=01] [IMPL=solution|student]
 IMPL ?= student
@@ -174,33 +174,33 @@ run: all
 	 $(B)/bin/$(call lab_of,$(LAB))-explore$(if $(filter solution,$(IMPL)),-solution) $(ARGS)
 
 plots: all
-	@grader/scripts/plots.sh
+	@plots/render.sh
 
 demo: all
 	@grader/scripts/demo.sh
 
 test: all
-	@grader/scripts/test.sh
+	@grader/test/test.sh
 
 doctor:
-	@NVCC=$(NVCC) common/scripts/doctor.sh
+	@NVCC=$(NVCC) grader/scripts/doctor.sh
 
 # make bundle: the Criterion runtime and headers, for GPU hosts without packages
 bundle:
-	@common/scripts/bundle.sh $(CRIT_BUNDLE)
+	@grader/scripts/bundle.sh $(CRIT_BUNDLE)
 
 # make gradescope LAB=NN: the autograder zip for Gradescope (no solutions, no mutants)
 gradescope:
-	@$(if $(wildcard grader/gradescope),,echo "make gradescope: for course staff; a student tree does not have it"; exit 2;) \
+	@$(if $(wildcard grader/class/gradescope),,echo "make gradescope: for course staff; a student tree does not have it"; exit 2;) \
 	 $(if $(LAB),,echo "make gradescope: say which lab, e.g. make gradescope LAB=01 (labs: $(LABS))"; exit 2;) \
 	 $(if $(call lab_of,$(LAB)),,echo "make gradescope: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
-	 grader/scripts/gradescope.sh $(call lab_of,$(LAB)) $(B)/gradescope/$(call lab_of,$(LAB))-autograder.zip
+	 grader/class/gradescope.sh $(call lab_of,$(LAB)) $(B)/gradescope/$(call lab_of,$(LAB))-autograder.zip
 
 # make class SUBS=folder [ARGS="--labs '01 03' --force --out DIR ..."]: grade a whole class (docs/grading.md)
 class: all
 	@$(if $(SUBS),,echo "make class: say where the submissions are, e.g. make class SUBS=submissions/"; exit 2;) \
-	 $(if $(wildcard grader/scripts/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
-	 python3 grader/scripts/class.py "$(SUBS)" $(ARGS)
+	 $(if $(wildcard grader/class/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
+	 python3 grader/class/class.py "$(SUBS)" $(ARGS)
 
 # make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N; LOAD grades beside the kit's load generator
 stability: all
@@ -210,12 +210,12 @@ stability: all
 # make classroom LAB=NN: a GitHub Classroom workflow for the lab, for a self-hosted GPU runner
 classroom: all
 	@$(if $(call lab_of,$(LAB)),,echo "make classroom: say which lab, e.g. make classroom LAB=01 (labs: $(LABS))"; exit 2;) \
-	 mkdir -p $(B)/classroom && grader/scripts/classroom.sh $(LAB) >$(B)/classroom/$(call lab_of,$(LAB)).yml && \
+	 mkdir -p $(B)/classroom && grader/class/classroom.sh $(LAB) >$(B)/classroom/$(call lab_of,$(LAB)).yml && \
 	 echo "classroom: $(B)/classroom/$(call lab_of,$(LAB)).yml (put it in the assignment's .github/workflows/)"
 
 # make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
 docs: all
-	@out=$$(XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; grader/scripts/docs.sh
+	@out=$$(XL_PLOTS_FROM_REF=1 plots/render.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; docs/render.sh
 
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:

@@ -1,6 +1,6 @@
 /* selftest.c - a grader whose tests misbehave on purpose, to test the grading model itself.
  *
- * Course staff only; run by make test (grader/scripts/test.sh checks each test's points
+ * Course staff only; run by make test (grader/test/test.sh checks each test's points
  * and message). No GPU needed: it proves that points come only from a test that
  * ran to its end, whatever the code under test does (exit, _exit, abort, crash, hang).
  */

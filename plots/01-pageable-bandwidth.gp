@@ -1,6 +1,6 @@
 # 01-pageable-bandwidth.gp - lab 01: pageable copy bandwidth against size, both directions,
 # with the fitted model T(n) = L + n/B drawn through the points.
-# Called by grader/scripts/plots.sh with: data (the lab 01 explorer's CSV:
+# Called by plots/render.sh with: data (the lab 01 explorer's CSV:
 # direction,bytes,median_ms,min_ms,max_ms,gbps), out (file without extension), machine (a label for the title),
 # fmt ("svg", "png" or "pdf").
 reset

@@ -1,5 +1,5 @@
 # 02-alloc-cost.gp - lab 02: what it costs to get (and give back) host memory, against its size.
-# Called by grader/scripts/plots.sh with: data (the lab 02 explorer's CSV:
+# Called by plots/render.sh with: data (the lab 02 explorer's CSV:
 # kind,label,bytes,median_ms,min_ms,max_ms,gbps; the rows of kind "alloc" here), out, machine, fmt, linkrate.
 reset
 set datafile separator comma

@@ -1,6 +1,6 @@
 # 02-pinned-bandwidth.gp - lab 02: bandwidth against size for pinned and pageable copies, both
 # directions, under the PCIe link's line rate.
-# Called by grader/scripts/plots.sh with: data (the lab 02 explorer's CSV:
+# Called by plots/render.sh with: data (the lab 02 explorer's CSV:
 # kind,label,bytes,median_ms,min_ms,max_ms,gbps; the rows of kind "copy" here), out (file without extension),
 # machine (title label), fmt ("svg", "png" or "pdf"), linkrate (GB/s per direction, 0 if unknown).
 reset

@@ -1,6 +1,6 @@
 # 03-timeline.gp - lab 03: one fetch without a wait (the bug), one with lab_fetch, and one into pageable
 # memory, as host and GPU lanes on one clock: when was the result read, and was the copy done?
-# Called by grader/scripts/plots.sh with: data (the lab 03 explorer's CSV, a timeline), out, machine, fmt.
+# Called by plots/render.sh with: data (the lab 03 explorer's CSV, a timeline), out, machine, fmt.
 reset
 set datafile separator comma
 size_px = "900,520"; size_in = "6in,3.5in"

@@ -1,5 +1,5 @@
 # 04-throughput.gp - lab 04: items per second against batch size, sequential, depths 1 to 3, and the ideal.
-# Called by grader/scripts/plots.sh with: data (the lab 04 explorer's CSV: version,batch_mib,mitems_per_s,efficiency),
+# Called by plots/render.sh with: data (the lab 04 explorer's CSV: version,batch_mib,mitems_per_s,efficiency),
 # out, machine, fmt.
 reset
 set datafile separator comma

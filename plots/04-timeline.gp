@@ -1,6 +1,6 @@
 # 04-timeline.gp - lab 04: six batches through the sequential baseline and through a depth-2 pipe, one row
 # per lane (the host, each stream), coloured by stage, each run from its own start.
-# Called by grader/scripts/plots.sh with: data (the lab 04 explorer's NAME-timeline.csv), out, machine, fmt.
+# Called by plots/render.sh with: data (the lab 04 explorer's NAME-timeline.csv), out, machine, fmt.
 reset
 set datafile separator comma
 size_px = "960,520"; size_in = "6.4in,3.5in"

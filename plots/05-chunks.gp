@@ -1,6 +1,6 @@
 # 05-chunks.gp - lab 05: time against the chunk size (4 streams, depth-first), with the sequential time and
 # the ideal for each chunk size (read back from the row's efficiency, as in 05-streams.gp).
-# Called by grader/scripts/plots.sh with: data (the lab 05 explorer's CSV: version,streams,chunk_mib,ms,efficiency),
+# Called by plots/render.sh with: data (the lab 05 explorer's CSV: version,streams,chunk_mib,ms,efficiency),
 # out, machine, fmt.
 reset
 set datafile separator comma

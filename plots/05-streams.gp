@@ -1,7 +1,7 @@
 # 05-streams.gp - lab 05: time against the number of streams (8 MiB chunks), both issue orders, with the
 # sequential time and the ideal drawn in. The ideal is read back from each row's efficiency:
 # ideal = sequential - (sequential - time) / efficiency.
-# Called by grader/scripts/plots.sh with: data (the lab 05 explorer's CSV: version,streams,chunk_mib,ms,efficiency),
+# Called by plots/render.sh with: data (the lab 05 explorer's CSV: version,streams,chunk_mib,ms,efficiency),
 # out, machine, fmt.
 reset
 set datafile separator comma

@@ -1,6 +1,6 @@
 # 05-timeline.gp - lab 05: the sequential run and a run over 4 streams (8 chunks), every copy and kernel on
 # its stream's row, coloured by kind, each run from its own start.
-# Called by grader/scripts/plots.sh with: data (the lab 05 explorer's NAME-timeline.csv), out, machine, fmt.
+# Called by plots/render.sh with: data (the lab 05 explorer's NAME-timeline.csv), out, machine, fmt.
 reset
 set datafile separator comma
 size_px = "960,520"; size_in = "6.4in,3.5in"

@@ -1,6 +1,6 @@
 # 06-cost.gp - lab 06: the time to get data of each size into memory, per way (the fill included): medians,
 # with the fastest and slowest run as error bars.
-# Called by grader/scripts/plots.sh with: data (the lab 06 explorer's CSV:
+# Called by plots/render.sh with: data (the lab 06 explorer's CSV:
 # method,bytes,ms,min_ms,max_ms,peak_x,release_ms,h2d_gbps,breakeven), out, machine, fmt.
 reset
 set datafile separator comma

@@ -1,6 +1,6 @@
 # 06-peak.gp - lab 06: the rise of peak resident memory per way of getting pinned data, as a multiple of the
 # buffer, at the largest size measured, as bars.
-# Called by grader/scripts/plots.sh with: data (the lab 06 explorer's CSV:
+# Called by plots/render.sh with: data (the lab 06 explorer's CSV:
 # method,bytes,ms,min_ms,max_ms,peak_x,release_ms,h2d_gbps,breakeven), out, machine, fmt.
 reset
 set datafile separator comma

@@ -25,7 +25,7 @@ for lab in labs/[0-9][0-9]-*/; do
 done
 
 echo "== charts =="
-grader/scripts/plots.sh 2>&1 | tee $B/demo/plots.log | grep -v "charts in"; charts=$(tail -1 $B/demo/plots.log)
+plots/render.sh 2>&1 | tee $B/demo/plots.log | grep -v "charts in"; charts=$(tail -1 $B/demo/plots.log)
 echo
 echo "== xferlab demo summary =="
 echo "${probe}"

@@ -10,11 +10,11 @@ tree=$out/xferlab
 # staff_only PATH - true for what stays with course staff
 staff_only() {
     case $1 in
-    solutions/* | grader/mutants/* | grader/mutate/* | grader/hidden/* | grader/gradescope/* | grader/hostile/* | .ci/*) return 0 ;;
-    grader/scripts/gradescope.sh | grader/scripts/gpu-session.sh | grader/scripts/handout.sh) return 0 ;;
-    grader/scripts/leakcheck.py | grader/scripts/class.py | grader/scripts/test-class.sh) return 0 ;;
-    grader/scripts/slurm-local.sh | grader/scripts/stability.py | grader/scripts/classroom.sh) return 0 ;;
-    grader/scripts/doccheck.py | grader/scripts/margins.py | grader/scripts/kitlabs.py) return 0 ;;
+    grader/class/passed.sh) return 1 ;; # a GitHub Classroom step runs it in the student's repository
+    solutions/* | grader/mutants/* | grader/mutate/* | grader/hidden/* | grader/class/* | .ci/*) return 0 ;;
+    grader/test/class.sh | grader/test/mutate.sh | grader/test/hostile/* | docs/check.py) return 0 ;;
+    grader/scripts/gpu-session.sh | grader/scripts/handout.sh | grader/scripts/leakcheck.py) return 0 ;;
+    grader/scripts/stability.py | grader/scripts/margins.py | grader/scripts/kitlabs.py) return 0 ;;
     esac
     return 1
 }

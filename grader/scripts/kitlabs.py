@@ -1,5 +1,5 @@
-"""kitlabs.py - where the kit is and which labs it has, for the course-staff scripts beside it (class.py,
-stability.py, margins.py, doccheck.py import it)."""
+"""kitlabs.py - where the kit is and which labs it has, for the course-staff scripts (stability.py and
+margins.py beside it, grader/class/class.py and docs/check.py import it)."""
 import os
 import re
 

@@ -43,7 +43,7 @@ while read -r t pts; do
       uses: classroom-resources/autograding-command-grader@v1
       with:
         test-name: $t
-        command: grader/scripts/passed.sh $id $t
+        command: grader/class/passed.sh $id $t
         timeout: 1
         max-score: $pts
 YAML

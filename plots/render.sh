@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# plots.sh - every chart into build/plots/ as SVG and PNG (make plots). Course staff and students.
+# render.sh - every chart into build/plots/ as SVG and PNG (make plots). Course staff and students.
 #
 # With a GPU, each lab's reference explorer (in a student tree, yours) measures fresh data first
 # (build/data/NN-slug-this-gpu.csv). Every build/data/NN-slug-NAME.csv (measured here, or an explorer's --csv
@@ -8,7 +8,7 @@
 # A CSV holds one table: labs 04 and 05 write their timeline beside the figures, as NAME-timeline.csv, and
 # plots/NN-timeline.gp draws that file (lab 03's CSV is a timeline itself).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 B=build
 out=${XL_PLOTS_OUT:-$B/plots}
 mkdir -p "$out" $B/data

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""doccheck.py [FILE.md ...] - the kit's Markdown says only what is there (make test). Course staff.
+"""check.py [FILE.md ...] - the kit's Markdown says only what is there (make test). Course staff.
 
 For README.md, docs/*.md and every labs/*/README.md (or the files named): every relative link and image must
 resolve (a chart under build/plots/ must be one that make plots draws: its plots/NN-name.gp and its
@@ -15,6 +15,7 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'grader', 'scripts'))  # kitlabs.py
 from kitlabs import KIT, labs as kit_labs
 
 LINK = re.compile(r'!?\[[^\]]*\]\(([^)\s]+)\)')

@@ -1,6 +1,6 @@
-# grader/mutate/test.sh - make test's section on the generated mutants (grader/mutate/). Course staff and CI.
+# grader/test/mutate.sh - make test's section on the generated mutants (grader/mutate/). Course staff and CI.
 #
-# Sourced by grader/scripts/test.sh, which provides ok, bad, skipped, $LOG, $B and $gpu_rc (0 with a GPU).
+# Sourced by grader/test/test.sh, which provides ok, bad, skipped, $LOG, $B and $gpu_rc (0 with a GPU).
 # Where /usr/bin/python3 has python3-clang it generates every lab's mutants into build/mutate/ and checks them:
 # enough per lab, every operator used, one mutant of each operator compiles with nvcc, each equivalent.txt line
 # matches one mutant, and which tests see a mutant in two known cases. Everywhere it checks the report against

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 B=build
 LOG=$B/test-logs
 rm -rf "$LOG" && mkdir -p "$LOG"
-. grader/scripts/testlib.sh
+. grader/test/testlib.sh
 
 # score FILE TEST - "score max status" of TEST in a points.tsv
 score() { awk -F'\t' -v t="$2" '$1 == t { print $2, $3, $4 }' "$1"; }
@@ -183,7 +183,7 @@ else
 fi
 
 # generated mutants: the mutation tool's own tests here, a fixed sample graded on a GPU (grader/mutate/)
-[ ! -f grader/mutate/test.sh ] || . grader/mutate/test.sh
+[ ! -f grader/test/mutate.sh ] || . grader/test/mutate.sh
 
 # ===== Handouts, explorers and packaging =====
 echo "-- handouts: the points table is the grader's"
@@ -221,7 +221,7 @@ for ex in $B/bin/*-explore; do
 done
 
 echo "-- Gradescope: the autograder zip, run against a fake /autograder tree (no GPU)"
-if [ ! -d grader/gradescope ]; then skipped "gradescope: for course staff; a student tree does not have it"; else
+if [ ! -d grader/class/gradescope ]; then skipped "gradescope: for course staff; a student tree does not have it"; else
 gs=$(mktemp -d /tmp/xferlab-gs.XXXXXX)
 gslab=$(basename labs/01-*) # a lab with tests that need no GPU
 if make -s gradescope LAB="${gslab%%-*}" >"$LOG/gradescope.log" 2>&1 && mkdir -p "$gs/source" &&
@@ -310,9 +310,9 @@ PY
             else bad "classroom: the workflow (log: $LOG/classroom.log)"; fi
             cp solutions/01-*/lab.cu "$ht/labs/01-pageable-copy/lab.cu"
             (cd "$ht" && XL_NO_INSTALL=1 make grade LAB=01) >>"$LOG/classroom.log" 2>&1
-            if (cd "$ht" && grader/scripts/passed.sh 01 fit.synthetic) >>"$LOG/classroom.log" 2>&1 &&
-                ! (cd "$ht" && grader/scripts/passed.sh 01 no.such_test) >>"$LOG/classroom.log" 2>&1 &&
-                { [ $gpu_rc -eq 0 ] || ! (cd "$ht" && grader/scripts/passed.sh 01 timer.waits_for_gpu) >>"$LOG/classroom.log" 2>&1; }; then
+            if (cd "$ht" && grader/class/passed.sh 01 fit.synthetic) >>"$LOG/classroom.log" 2>&1 &&
+                ! (cd "$ht" && grader/class/passed.sh 01 no.such_test) >>"$LOG/classroom.log" 2>&1 &&
+                { [ $gpu_rc -eq 0 ] || ! (cd "$ht" && grader/class/passed.sh 01 timer.waits_for_gpu) >>"$LOG/classroom.log" 2>&1; }; then
                 ok "classroom: in the student tree a step passes for a test the grading passed, fails for a skipped or unknown one"
             else bad "classroom: passed.sh in the student tree (log: $LOG/classroom.log)"; fi
             cp labs/01-*/lab.cu "$ht/labs/01-pageable-copy/lab.cu"
@@ -321,7 +321,7 @@ PY
 fi
 
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
-elif [ -f grader/scripts/test-class.sh ]; then . grader/scripts/test-class.sh; fi
+elif [ -f grader/test/class.sh ]; then . grader/test/class.sh; fi
 
 # ===== Stability, docs and charts =====
 echo "-- make stability: the reference graded again and again, each threshold's margin"
@@ -367,17 +367,17 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
 fi
 
 echo "-- docs: links, charts and quoted commands resolve"
-if [ ! -f grader/scripts/doccheck.py ]; then skipped "docs: for course staff; a student tree does not have the check"; else
-    if python3 grader/scripts/doccheck.py >"$LOG/doccheck.log" 2>&1; then
+if [ ! -f docs/check.py ]; then skipped "docs: for course staff; a student tree does not have the check"; else
+    if python3 docs/check.py >"$LOG/doccheck.log" 2>&1; then
         ok "docs: every link, chart, make target, program and kit path in README.md, docs/ and the handouts resolves"
     else bad "docs: what the Markdown names is not there:"; sed 's/^/        /' "$LOG/doccheck.log" | head -10; fi
     # the check can fail: a page with one of each mistake
     printf '[a](../../labs/07-none/README.md) ![b](../../build/plots/09-none-h100.svg) `make grades` `build/bin/01-x-grade` `grader/scripts/none.sh`\n\n[r]: ../../docs/none.md\ntext\n## glued heading\n' >"$LOG/doccheck-planted.md"
-    n=$(python3 grader/scripts/doccheck.py "$LOG/doccheck-planted.md" | wc -l)
+    n=$(python3 docs/check.py "$LOG/doccheck-planted.md" | wc -l)
     [ "$n" = 7 ] && ok "docs: a page with a bad link, reference link, chart, target, program, path and glued heading gets 7 findings" ||
         bad "docs: the planted page got $n findings, not 7"
     printf '# Lab 99 — planted\n\n## Background\n\n## What you will learn\n\n## Tasks\n\n## How it is graded\n\n## Questions\n\n## Further reading\n' >"$LOG/doccheck-handout.md"
-    python3 grader/scripts/doccheck.py "$LOG/doccheck-handout.md" >"$LOG/doccheck-handout.log"
+    python3 docs/check.py "$LOG/doccheck-handout.md" >"$LOG/doccheck-handout.log"
     if [ "$(wc -l <"$LOG/doccheck-handout.log")" = 2 ] && grep -q 'needs a section "## Figures measured' "$LOG/doccheck-handout.log" &&
         grep -q '"## Background" comes too early' "$LOG/doccheck-handout.log"; then
         ok "docs: every handout has the common shape; a planted one with a section missing and one out of order gets both"
@@ -390,7 +390,7 @@ fi
 
 echo "-- charts from the committed reference data"
 if command -v gnuplot >/dev/null 2>&1; then
-    if XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT=$LOG/plots grader/scripts/plots.sh >"$LOG/plots.log" 2>&1; then
+    if XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT=$LOG/plots plots/render.sh >"$LOG/plots.log" 2>&1; then
         n=0
         for gp in plots/*.gp; do
             for f in $LOG/plots/$(basename "$gp" .gp)*.svg; do
@@ -399,13 +399,13 @@ if command -v gnuplot >/dev/null 2>&1; then
             done
         done
         if [ $n -gt 0 ]; then ok "charts: $n rendered as SVG and PNG"; else bad "charts: none rendered (log: $LOG/plots.log)"; fi
-    else bad "charts: plots.sh failed (log: $LOG/plots.log)"; tail -5 "$LOG/plots.log" | sed 's/^/        /'; fi
+    else bad "charts: plots/render.sh failed (log: $LOG/plots.log)"; tail -5 "$LOG/plots.log" | sed 's/^/        /'; fi
     # a CSV brought back from a GPU host into build/data/ is charted too, named after its file
     # (lab 05's with its timeline beside it, NAME-timeline.csv: the timeline chart of NAME, not a set of its own)
     mkdir -p $B/data && cp refdata/01-pageable-copy/h200.csv $B/data/01-pageable-copy-brought.csv
     cp refdata/05-stream-pipelining/h200.csv $B/data/05-stream-pipelining-brought.csv
     cp refdata/05-stream-pipelining/h200-timeline.csv $B/data/05-stream-pipelining-brought-timeline.csv
-    if XL_NO_GPU=1 XL_PLOTS_OUT=$LOG/plots-data grader/scripts/plots.sh >"$LOG/plots-data.log" 2>&1 &&
+    if XL_NO_GPU=1 XL_PLOTS_OUT=$LOG/plots-data plots/render.sh >"$LOG/plots-data.log" 2>&1 &&
         grep -q '</svg>' "$LOG/plots-data/01-pageable-bandwidth-brought.svg" 2>/dev/null; then
         ok "charts: a CSV put in build/data/ as NN-slug-NAME.csv is charted as NN-chart-NAME"
     else bad "charts: build/data/01-pageable-copy-brought.csv was not charted (log: $LOG/plots-data.log)"; fi
@@ -422,7 +422,7 @@ fi
 echo "-- docs rendered (make docs): every page as HTML and PDF, charts embedded, links between pages kept"
 if ! command -v pandoc >/dev/null 2>&1 || ! command -v weasyprint >/dev/null 2>&1 || ! command -v gnuplot >/dev/null 2>&1; then
     skipped "docs: needs pandoc, weasyprint and gnuplot (sudo apt-get install pandoc weasyprint gnuplot-nox)"
-elif XL_PLOTS_FROM_REF=1 grader/scripts/plots.sh >"$LOG/docs-plots.log" 2>&1 && grader/scripts/docs.sh >"$LOG/docs.log" 2>&1; then
+elif XL_PLOTS_FROM_REF=1 plots/render.sh >"$LOG/docs-plots.log" 2>&1 && docs/render.sh >"$LOG/docs.log" 2>&1; then
     n=0
     for md in README.md docs/*.md labs/[0-9][0-9]-*/README.md; do
         case $md in README.md) name=index ;; labs/*) name=$(basename "$(dirname "$md")") ;; *) name=$(basename "$md" .md) ;; esac

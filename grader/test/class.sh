@@ -1,8 +1,8 @@
-# test-class.sh - make test's section on grading a class (make class); sourced by test.sh, which gives
+# class.sh - make test's section on grading a class (make class); sourced by test.sh, which gives
 # B, LOG, gpu_rc and ok/bad/skipped. A class of planted submissions: the reference, the skeleton and the first
 # six mutants of labs 01 and 03 (labs/ trees and single files), a file that does not compile, and the hostile ones
-# in grader/hostile/; graded, resumed, graded again with --force, and stopped by a failing GPU check.
-# Run alone (bash grader/scripts/test-class.sh, after make) it does just this section, logs in build/test-logs-class;
+# in grader/test/hostile/; graded, resumed, graded again with --force, and stopped by a failing GPU check.
+# Run alone (bash grader/test/class.sh, after make) it does just this section, logs in build/test-logs-class;
 # that is how to check a GPU host's class grading within one sitting (make test's other sections take longer).
 # XL_CLASS_KEEP=DIR keeps the first and last gradebooks and the summary there (DIR from the kit's folder).
 
@@ -18,7 +18,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     cd "$(dirname "$0")/../.."
     B=build LOG=build/test-logs-class
     rm -rf "$LOG" && mkdir -p "$LOG"
-    . grader/scripts/testlib.sh
+    . grader/test/testlib.sh
     probe=$($B/bin/gpu-probe)
     gpu_rc=$?
     echo "== the class-grading tests alone: $probe =="
@@ -52,7 +52,7 @@ done
 printf 'this is not C\n' >"$subs/broken_01.cu"
 isolated=0
 [ "$(id -u)" = 0 ] && isolated=1
-for h in grader/hostile/*.c; do
+for h in grader/test/hostile/*.c; do
     name=$(basename "$h" .c)
     [ $isolated = 1 ] || [ "$name" != vandal ] || continue # it would do what it says without root's isolation
     cat solutions/01-*/lab.cu "$h" >"$subs/hostile-${name}_01.cu"
@@ -79,7 +79,7 @@ fi
 # classrun NAME ARGS... - runs the class grader into $cls/out; its output in $LOG/class-NAME.log
 classrun() {
     local name=$1; shift
-    python3 grader/scripts/class.py "$subs" --out "$cls/out" --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/class-$name.log" 2>&1
+    python3 grader/class/class.py "$subs" --out "$cls/out" --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/class-$name.log" 2>&1
 }
 # pointsof STUDENT SLUG - "points status" from the gradebook
 pointsof() { awk -F, -v s="$1" -v l="$2" '$1 == s && $2 == l { print $3, $5 }' "$cls/out/gradebook.csv"; }
@@ -165,7 +165,7 @@ echo "gpu: 1 other process is using it: pid 42 notebook"; exit 4
 ' \
         "$cls" "$cls" 2 >"$cls/busy-probe"
     chmod +x "$cls/busy-probe"
-    XL_CLASS_PROBE=/bin/true XL_CLASS_OTHERS=$cls/busy-probe XL_CLASS_POLL=0.1 python3 grader/scripts/class.py "$cls/busy" \
+    XL_CLASS_PROBE=/bin/true XL_CLASS_OTHERS=$cls/busy-probe XL_CLASS_POLL=0.1 python3 grader/class/class.py "$cls/busy" \
         --out "$cls/busy-out" --timeout $tmo --mem 2G --disk 256M --idle-wait 30 >"$LOG/class-busy.log" 2>&1
     if [ "$(grep -c 'waiting for an idle GPU (1 other process is using it: pid 42 notebook)' "$LOG/class-busy.log")" = 2 ] &&
         grep -q '^skel,01-pageable-copy,0,' "$cls/busy-out/gradebook.csv"; then
@@ -173,7 +173,7 @@ echo "gpu: 1 other process is using it: pid 42 notebook"; exit 4
     else bad "class: waiting for an idle GPU (log: $LOG/class-busy.log)"; fi
     rm -f "$cls/others"
     sed -i 's/-lt 2 ]/-lt 999 ]/' "$cls/busy-probe"
-    XL_CLASS_PROBE=/bin/true XL_CLASS_OTHERS=$cls/busy-probe XL_CLASS_POLL=0.2 python3 grader/scripts/class.py "$cls/busy" \
+    XL_CLASS_PROBE=/bin/true XL_CLASS_OTHERS=$cls/busy-probe XL_CLASS_POLL=0.2 python3 grader/class/class.py "$cls/busy" \
         --out "$cls/busy-out" --force --timeout $tmo --mem 2G --disk 256M --idle-wait 1 >"$LOG/class-busy2.log" 2>&1
     if grep -q 'the GPU is still in use after 1 s (1 other process is using it: pid 42 notebook): grading skel lab 01 anyway' "$LOG/class-busy2.log" &&
         grep -q '^skel,01-pageable-copy,0,' "$cls/busy-out/gradebook.csv"; then
@@ -182,7 +182,7 @@ echo "gpu: 1 other process is using it: pid 42 notebook"; exit 4
     # a speed test the grader reported NOT GRADED: the submission's status is regrade, and the next run grades it
     mkdir -p "$cls/rg/ws/results" && printf 'test\tscore\tmax\tstatus\tseconds\na.b\t3\t3\tpassed\t0.2\nc.d\t0\t5\tungraded\t1.0\n' >"$cls/rg/ws/results/points.tsv"
     echo x >"$cls/rg/f.cu"
-    if (cd grader/scripts && python3 -c '
+    if (cd grader/class && python3 -c '
 import importlib, sys
 c = importlib.import_module("class")
 job = {"student": "s", "slug": "01-pageable-copy", "path": sys.argv[1] + "/f.cu", "ws": sys.argv[1] + "/ws", "log": "/dev/null"}
@@ -206,7 +206,7 @@ if [ -d "$subs/ref01" ]; then
         mkdir -p "$cls/twin$k" && cp -r "$subs/ref01" "$cls/twin$k/" && cp "$subs/hostile-memory_01.cu" "$subs/hostile-hang_01.cu" "$cls/twin$k/"
     done
     for k in 1 2; do
-        XL_NO_GPU=1 python3 grader/scripts/class.py "$cls/twin$k" --out "$cls/twin-out$k" --timeout 15 --mem 2G --disk 256M >"$LOG/class-twin$k.log" 2>&1 &
+        XL_NO_GPU=1 python3 grader/class/class.py "$cls/twin$k" --out "$cls/twin-out$k" --timeout 15 --mem 2G --disk 256M >"$LOG/class-twin$k.log" 2>&1 &
     done
     wait
     read -r p1 s1 <<<"$(awk -F, '$1 == "ref01" { print $3, $5 }' "$cls/twin-out1/gradebook.csv" 2>/dev/null)"
@@ -224,7 +224,7 @@ fi
 echo "-- grading a class on Slurm (a single-node cluster started here, no GPU): job array, merge, resume"
 if [ "$(id -u)" != 0 ] || ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
     skipped "slurm: needs root and Debian's slurm-wlm and munge (sudo apt-get install slurm-wlm munge)"
-elif ! grader/scripts/slurm-local.sh start "$cls/slurm" >"$LOG/slurm-start.log" 2>&1; then
+elif ! grader/class/slurm-local.sh start "$cls/slurm" >"$LOG/slurm-start.log" 2>&1; then
     bad "slurm: the single-node cluster did not start ($(tail -1 "$LOG/slurm-start.log"))"
 else
     ok "slurm: $(tail -1 "$LOG/slurm-start.log")"
@@ -235,10 +235,10 @@ else
     # slurmrun NAME ARGS... - the class of $small graded through sbatch into $cls/sl-out
     slurmrun() {
         local name=$1; shift
-        SLURM_CONF=$cls/slurm/slurm.conf python3 grader/scripts/class.py "$small" --out "$cls/sl-out" --slurm --slurm-args "" \
+        SLURM_CONF=$cls/slurm/slurm.conf python3 grader/class/class.py "$small" --out "$cls/sl-out" --slurm --slurm-args "" \
             --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/slurm-$name.log" 2>&1
     }
-    python3 grader/scripts/class.py "$small" --out "$cls/local-out" --timeout $tmo --mem 2G --disk 256M >"$LOG/slurm-local-run.log" 2>&1
+    python3 grader/class/class.py "$small" --out "$cls/local-out" --timeout $tmo --mem 2G --disk 256M >"$LOG/slurm-local-run.log" 2>&1
     if slurmrun first && grep -q "sbatch --wait .*--array=0-3 " "$LOG/slurm-first.log" && [ "$(ls "$cls/sl-out/slurm/"task-*.log | wc -l)" = 4 ]; then
         ok "slurm: one sbatch job array of 4 tasks, one per submission, each with its log"
         if diff <(cut -d, -f1-5 "$cls/local-out/gradebook.csv") <(cut -d, -f1-5 "$cls/sl-out/gradebook.csv") >"$LOG/slurm-diff.log"; then
@@ -250,7 +250,7 @@ else
             ok "slurm: run again after losing 2 results, an array of 2 tasks grades just those, merged into the same gradebook"
         else bad "slurm: the resume (log: $LOG/slurm-resume.log)"; fi
     else bad "slurm: the job array (log: $LOG/slurm-first.log)"; tail -5 "$LOG/slurm-first.log" | sed 's/^/        /'; fi
-    grader/scripts/slurm-local.sh stop "$cls/slurm" >/dev/null 2>&1 || bad "slurm: the cluster did not stop"
+    grader/class/slurm-local.sh stop "$cls/slurm" >/dev/null 2>&1 || bad "slurm: the cluster did not stop"
 fi
 
 # ===== What is kept, and the GPU as it was =====

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts'))  # kitlabs.py
 from kitlabs import KIT, labs as kit_labs
 
 UID_BASE = 1700000000  # submissions run as user and group ids from here, in blocks of 100000 per run: no account

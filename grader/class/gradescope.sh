@@ -15,10 +15,10 @@ slug, out = sys.argv[1], sys.argv[2]
 files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "Makefile", "common", "grader",
                         "labs/" + slug],
                        capture_output=True, text=True, check=True).stdout.split()
-files = [f for f in files if "/mutants/" not in f and not f.startswith("grader/gradescope/")]
+files = [f for f in files if "/mutants/" not in f and not f.startswith("grader/class/gradescope/")]
 tmp = out + ".tmp"
 with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-    for name, arc in [("grader/gradescope/setup.sh", "setup.sh"), ("grader/gradescope/run_autograder", "run_autograder")]:
+    for name, arc in [("grader/class/gradescope/setup.sh", "setup.sh"), ("grader/class/gradescope/run_autograder", "run_autograder")]:
         info = zipfile.ZipInfo(arc)
         info.external_attr = 0o100755 << 16
         z.writestr(info, open(name, "rb").read(), zipfile.ZIP_DEFLATED)

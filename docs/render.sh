@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# docs.sh - every handout and guide rendered to HTML and PDF in build/docs/ (make docs), with the kit's charts
+# render.sh - every handout and guide rendered to HTML and PDF in build/docs/ (make docs), with the kit's charts
 # embedded: README.md -> index, docs/NAME.md -> NAME, labs/NN-slug/README.md -> NN-slug. Pandoc makes one
 # self-contained HTML page (docs/render/page.css, links between pages rewritten by docs/render/links.lua; charts
 # as SVG) and WeasyPrint prints a second one, with the charts as PNG, to PDF. Needs pandoc, weasyprint and the charts (make plots). Exit 1 if a page fails.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 out=build/docs
 for c in pandoc weasyprint; do
     command -v $c >/dev/null 2>&1 || { echo "docs: $c is missing: 'sudo apt-get install pandoc weasyprint' adds it"; exit 2; }
