@@ -1,6 +1,6 @@
 # class.sh - make test's section on grading a class (make class); sourced by test.sh, which gives
 # B, LOG, gpu_rc and ok/bad/skipped. A class of planted submissions: the reference, the skeleton and the first
-# six mutants of labs 01 and 03 (labs/ trees and single files), a file that does not compile, and the hostile ones
+# three mutants of labs 01 and 03 (labs/ trees and single files), a file that does not compile, and the hostile ones
 # in grader/test/hostile/; graded, resumed, graded again with --force, and stopped by a failing GPU check.
 # Run alone (bash grader/test/class.sh, after make) it does just this section, logs in build/test-logs-class;
 # that is how to check a GPU host's class grading within one sitting (make test's other sections take longer).
@@ -31,8 +31,8 @@ class_gpu=$gpu_rc
 [ "${XL_CLASS_GPU:-$class_alone}" = 1 ] || class_gpu=1
 class_no_gpu_was=${XL_NO_GPU-unset}
 [ $class_gpu -eq 0 ] || export XL_NO_GPU=1
-# a class of a few mutants per lab (the first six by name): enough to check the gradebook, short enough to grade thrice
-class_mutants() { ls grader/mutants/$1/*.diff | head -n 6; }
+# a class of a few mutants per lab (the first three by name): enough to check the gradebook, short enough to grade thrice
+class_mutants() { ls grader/mutants/$1/*.diff | head -n 3; }
 cls=$(mktemp -d /tmp/xferlab-class.XXXXXX)
 chmod 755 "$cls"
 subs=$cls/subs

@@ -25,6 +25,16 @@ rm -rf "$LOG" && mkdir -p "$LOG"
 score() { awk -F'\t' -v t="$2" '$1 == t { print $2, $3, $4 }' "$1"; }
 # total FILE - "score max" over a points.tsv
 total() { awk -F'\t' 'NR > 1 { s += $2; m += $3 } END { print s + 0, m + 0 }' "$1"; }
+# mutant_targets MUT - the tests a planted mutant names on its " * target:" lines
+mutant_targets() { sed -n 's/^ \* target: //p' "$1"; }
+# grade_mutant SLUG MUT - grades a planted mutant on its target tests only, into $LOG/SLUG-mutant-NAME/
+grade_mutant() {
+    local name targets
+    name=$(basename "$2" .diff)
+    targets=$(mutant_targets "$2")
+    [ -n "$targets" ] || return 0
+    grade "$B/bin/$1-mutant-$name" "$1-mutant-$name" --filter="@($(echo $targets | sed 's/\./\//g; s/ /|/g'))"
+}
 # count FILE STATUS - how many tests have STATUS
 count() { awk -F'\t' -v st="$2" 'NR > 1 && $4 == st { n++ } END { print n + 0 }' "$1"; }
 
@@ -103,7 +113,8 @@ for lab in labs/[0-9][0-9]-*/; do
     runs=${XL_REF_RUNS:-1}
     [ -d solutions ] || runs=0 # a student tree (make handout): no reference to grade
     for i in $(seq 1 $runs); do
-        if ! grade $B/bin/$slug-grade-solution $slug-solution-$i; then bad "$slug: solution run $i gave no results"; continue; fi
+        if ! XL_RATIO_LOG=$LOG/$slug-ratios.tsv grade $B/bin/$slug-grade-solution $slug-solution-$i; then
+            bad "$slug: solution run $i gave no results"; continue; fi
         f=$LOG/$slug-solution-$i/points.tsv
         read -r s m <<<"$(total "$f")"
         nskip=$(count "$f" skipped); nfail=$(count "$f" failed)
@@ -131,15 +142,30 @@ for lab in labs/[0-9][0-9]-*/; do
         elif [ "$s" -lt "$cpu_max" ]; then ok "$slug: the skeleton does not pass ($s of the $cpu_max points graded here)"
         else bad "$slug: the skeleton gets $s of $cpu_max graded points"; fi
     else bad "$slug: skeleton gave no results"; fi
+    # planted mutants, each on the tests it names (a planted mistake is proven on its targets; the rest of the
+    # grader is not run again for every mutant). Those aimed at a speed test (the reference's ratio log names them)
+    # are graded one at a time; the others XL_MUTANT_JOBS at a time (default 4), as a correctness check must hold on
+    # a shared GPU anyway
+    speed_tests=" $(cut -f1 "$LOG/$slug-ratios.tsv" 2>/dev/null | sed 's/#.*//' | sort -u | tr '\n' ' ') "
+    quick=() slow=()
+    for mut in grader/mutants/$slug/*.diff; do
+        [ -f "$mut" ] || continue
+        at_speed=0
+        for t in $(mutant_targets "$mut"); do case $speed_tests in *" $t "*) at_speed=1 ;; esac; done
+        if [ $at_speed = 1 ]; then slow+=("$mut"); else quick+=("$mut"); fi
+    done
+    for mut in ${quick[@]+"${quick[@]}"}; do
+        while [ "$(jobs -rp | wc -l)" -ge "${XL_MUTANT_JOBS:-4}" ]; do wait -n; done
+        grade_mutant "$slug" "$mut" &
+    done
+    wait
+    for mut in ${slow[@]+"${slow[@]}"}; do grade_mutant "$slug" "$mut"; done
     for mut in grader/mutants/$slug/*.diff; do
         [ -f "$mut" ] || continue
         name=$(basename "$mut" .diff)
-        targets=$(sed -n 's/^ \* target: //p' "$mut")
+        targets=$(mutant_targets "$mut")
         [ -n "$targets" ] || { bad "$slug mutant $name: no ' * target:' line"; continue; }
-        # only the tests it names: a planted mistake is proven on its targets, and the rest of the grader is not
-        # run again for every mutant
-        filter="@($(echo $targets | sed 's/\./\//g; s/ /|/g'))"
-        if ! grade $B/bin/$slug-mutant-$name $slug-mutant-$name --filter="$filter"; then bad "$slug mutant $name: no results (log: $LOG/$slug-mutant-$name.log)"; continue; fi
+        [ -f "$LOG/$slug-mutant-$name/points.tsv" ] || { bad "$slug mutant $name: no results (log: $LOG/$slug-mutant-$name.log)"; continue; }
         f=$LOG/$slug-mutant-$name/points.tsv
         for t in $targets; do
             read -r s m st <<<"$(score "$f" "$t")"
