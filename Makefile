@@ -60,7 +60,6 @@ endif
 
 # ===== What there is =====
 LABS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard labs/[0-9][0-9]-*/lab.cu)))))
-lab_of = $(firstword $(filter $(1)-%,$(LABS)))
 COMMON_C := $(wildcard common/*.c)
 COMMON_CU := $(wildcard common/*.cu)
 COMMON_OBJ := $(COMMON_C:%.c=$(B)/obj/%.o) $(COMMON_CU:%.cu=$(B)/obj/%.o)
@@ -153,13 +152,33 @@ build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE) $(LOADGEN)
 deps:
 	@NVCC=$(NVCC) grader/scripts/deps.sh
 
-# make grade [LAB=01] [IMPL=solution|student]
+# ===== Which lab and which code: LAB and IMPL, read once for every target =====
+# LAB is 1, 01 or 01-pageable-copy; where a target takes several, "01 02". IMPL is student or solution.
+# A target given a value it cannot take stops with one line on stderr (ARG_ERROR), before building anything.
 IMPL ?= student
-LAB_SEL = $(if $(LAB),$(call lab_of,$(LAB)),$(LABS))
+, := ,
+lab_id = $(firstword $(subst -, ,$(1)))
+# lab_one TOKEN - the lab TOKEN names (01-pageable-copy, 01 or 1), or nothing
+lab_one = $(firstword $(foreach l,$(LABS),$(if $(filter $(1),$(l) $(call lab_id,$(l)) $(patsubst 0%,%,$(call lab_id,$(l)))),$(l))))
+LAB_SEL = $(if $(strip $(LAB)),$(foreach t,$(LAB),$(call lab_one,$(t))),$(LABS))
+LAB_BAD = $(strip $(foreach t,$(LAB),$(if $(call lab_one,$(t)),,$(t))))
+LAB_IDS = $(foreach l,$(LAB_SEL),$(call lab_id,$(l)))
+LAB_ONE_TARGETS := run stability gradescope classroom
+LAB_ANY_TARGETS := grade mutate mutate-gen
+IMPL_TARGETS := grade run
+GOAL := $(firstword $(filter $(LAB_ONE_TARGETS) $(LAB_ANY_TARGETS),$(MAKECMDGOALS)))
+lab_error = $(if $(LAB_BAD),no lab '$(firstword $(LAB_BAD))': say 1$(,) 01 or the full name (labs: $(LABS)))
+one_error = $(if $(strip $(LAB)),$(if $(word 2,$(LAB_SEL)),one lab at a time$(,) e.g. LAB=$(firstword $(LAB_IDS))),say which lab$(,) e.g. make $(GOAL) LAB=01 (labs: $(LABS)))
+impl_error = $(if $(filter student solution,$(IMPL)),$(if $(word 2,$(IMPL)),IMPL is one word),IMPL is student (your lab.cu$(,) the default) or solution (the reference)$(,) not '$(IMPL)')
+ARG_ERROR := $(if $(GOAL),$(strip $(or $(lab_error),$(if $(filter $(GOAL),$(LAB_ONE_TARGETS)),$(one_error)),$(if $(filter $(GOAL),$(IMPL_TARGETS)),$(impl_error)))))
+ifneq ($(ARG_ERROR),)
+$(error make $(GOAL): $(ARG_ERROR))
+endif
+
+# make grade [LAB=01] [IMPL=solution|student]
 NO_SOLUTIONS := $(if $(filter solution,$(IMPL)),$(if $(wildcard solutions),,yes))
 grade: all
-	@$(if $(LAB_SEL),,echo "make grade: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
-	 $(if $(NO_SOLUTIONS),echo "make grade: IMPL=solution needs the reference solutions; a student tree has none"; exit 2;) \
+	@$(if $(NO_SOLUTIONS),echo "make grade: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
 	 for l in $(LAB_SEL); do \
 	   bin=$(B)/bin/$$l-grade$(if $(filter solution,$(IMPL)),-solution); \
 	   mkdir -p $(B)/results/$$l-$(IMPL); \
@@ -168,10 +187,8 @@ grade: all
 
 # make run LAB=01 [IMPL=solution] [ARGS="..."]
 run: all
-	@$(if $(LAB),,echo "make run: say which lab, e.g. make run LAB=01 (labs: $(LABS))"; exit 2;) \
-	 $(if $(call lab_of,$(LAB)),,echo "make run: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
-	 $(if $(NO_SOLUTIONS),echo "make run: IMPL=solution needs the reference solutions; a student tree has none"; exit 2;) \
-	 $(B)/bin/$(call lab_of,$(LAB))-explore$(if $(filter solution,$(IMPL)),-solution) $(ARGS)
+	@$(if $(NO_SOLUTIONS),echo "make run: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
+	 $(B)/bin/$(LAB_SEL)-explore$(if $(filter solution,$(IMPL)),-solution) $(ARGS)
 
 plots: all
 	@plots/render.sh
@@ -191,27 +208,25 @@ bundle:
 
 # make gradescope LAB=NN: the autograder zip for Gradescope (no solutions, no mutants)
 gradescope:
-	@$(if $(wildcard grader/class/gradescope),,echo "make gradescope: for course staff; a student tree does not have it"; exit 2;) \
-	 $(if $(LAB),,echo "make gradescope: say which lab, e.g. make gradescope LAB=01 (labs: $(LABS))"; exit 2;) \
-	 $(if $(call lab_of,$(LAB)),,echo "make gradescope: no lab $(LAB) (labs: $(LABS))"; exit 2;) \
-	 grader/class/gradescope.sh $(call lab_of,$(LAB)) $(B)/gradescope/$(call lab_of,$(LAB))-autograder.zip
+	@$(if $(wildcard grader/class/gradescope),,echo "make gradescope: for course staff; a student tree does not have it" >&2; exit 2;) \
+	 grader/class/gradescope.sh $(LAB_SEL) $(B)/gradescope/$(LAB_SEL)-autograder.zip
 
 # make class SUBS=folder [ARGS="--labs '01 03' --force --out DIR ..."]: grade a whole class (docs/grading.md)
 class: all
-	@$(if $(SUBS),,echo "make class: say where the submissions are, e.g. make class SUBS=submissions/"; exit 2;) \
-	 $(if $(wildcard grader/class/class.py),,echo "make class: for course staff; a student tree does not have it"; exit 2;) \
+	@$(if $(SUBS),,echo "make class: say where the submissions are, e.g. make class SUBS=submissions/" >&2; exit 2;) \
+	 $(if $(wildcard grader/class/class.py),,echo "make class: for course staff; a student tree does not have it" >&2; exit 2;) \
 	 python3 grader/class/class.py "$(SUBS)" $(ARGS)
 
 # make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N; LOAD grades beside the kit's load generator
 stability: all
-	@$(if $(LAB),,echo "make stability: say which lab, e.g. make stability LAB=01 N=50"; exit 2;) \
-	 python3 grader/scripts/stability.py $(LAB) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES)) $(if $(filter-out 0,$(RESUME)),--resume) $(if $(LOAD),--load $(LOAD))
+	@$(if $(wildcard grader/scripts/stability.py),,echo "make stability: for course staff; a student tree does not have it" >&2; exit 2;) \
+	 python3 grader/scripts/stability.py $(LAB_IDS) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES)) $(if $(filter-out 0,$(RESUME)),--resume) $(if $(LOAD),--load $(LOAD))
 
 # make classroom LAB=NN: a GitHub Classroom workflow for the lab, for a self-hosted GPU runner
 classroom: all
-	@$(if $(call lab_of,$(LAB)),,echo "make classroom: say which lab, e.g. make classroom LAB=01 (labs: $(LABS))"; exit 2;) \
-	 mkdir -p $(B)/classroom && grader/class/classroom.sh $(LAB) >$(B)/classroom/$(call lab_of,$(LAB)).yml && \
-	 echo "classroom: $(B)/classroom/$(call lab_of,$(LAB)).yml (put it in the assignment's .github/workflows/)"
+	@$(if $(wildcard grader/class/classroom.sh),,echo "make classroom: for course staff; a student tree does not have it" >&2; exit 2;) \
+	 mkdir -p $(B)/classroom && grader/class/classroom.sh $(LAB_IDS) >$(B)/classroom/$(LAB_SEL).yml && \
+	 echo "classroom: $(B)/classroom/$(LAB_SEL).yml (put it in the assignment's .github/workflows/)"
 
 # make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
 docs: all
@@ -225,23 +240,24 @@ handout:
 help:
 	@echo "xferlab - graded CUDA labs on moving data between host and GPU"
 	@echo "  make              build everything (installs missing packages when it can)"
-	@echo "  make demo         the tour: measure, grade the reference, draw the charts"
+	@echo "  make demo         the tour: measure, grade, draw the charts"
 	@echo "  make test         the kit's own test suite (GPU tests skipped without a GPU)"
 	@echo "  make run LAB=01   your explorer: your own figures as a table (ARGS=\"--help\")"
-	@echo "  make grade        grade your labs (LAB=01 for one, IMPL=solution for the reference)"
+	@echo "  make grade        grade your labs (LAB=01, or LAB=\"01 02\", for some)$(if $(wildcard solutions),; IMPL=solution for the reference)"
 	@echo "  make plots        every chart into build/plots/ (SVG and PNG)"
 	@echo "  make docs         every handout and guide as HTML and PDF into build/docs/ (pandoc, weasyprint)"
 	@echo "  make doctor       check nvcc, driver, GPU, Criterion, gnuplot; print the fixes"
 	@echo "  make bundle       pack the Criterion runtime for a GPU host without packages"
-	@echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"
-	@echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"
-	@echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"
-	@echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1]  grade the reference N times (or for M minutes; RESUME=1 adds to the last report): pass rate, each threshold's margin"
-	@echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"
+	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
+	@echo "  LAB is 1, 01 or 01-pageable-copy; V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
+	@[ ! -d solutions ] || { echo "course staff (this tree has the solutions):"; \
+	 echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"; \
+	 echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"; \
+	 echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"; \
+	 echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]  the reference graded N times: pass rate, each threshold's margin"; \
+	 echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"; }
 	@[ ! -f grader/mutate/mutate.mk ] || { echo "  make mutate-gen   generate mutants of every reference solution into build/mutate/ (python3-clang; LAB=NN for one)"; \
 	 echo "  make mutate [LAB=NN] [SAMPLE=N]  build and grade the generated mutants on this GPU: killed, survived, score per lab"; }
-	@echo "  make clean        remove build/ (keeps a Criterion bundle)"
-	@echo "  V=1 shows the full commands; CUDA_HOME=... picks the toolkit"
 
 clean:
 	@find $(B) -mindepth 1 -maxdepth 1 ! -name criterion -exec rm -rf {} + 2>/dev/null || true

@@ -35,13 +35,13 @@ MUTATE_HAS_CLANG = $(MUTATE_PY) -c 'import clang.cindex' >/dev/null 2>&1
 # make mutate-gen [LAB=NN]: the mutants, their diffs and manifests into build/mutate/ (no GPU needed)
 mutate-gen:
 	@$(MUTATE_HAS_CLANG) || { echo "make mutate-gen: needs $(MUTATE_PY) with libclang's Python bindings (sudo apt-get install python3-clang)"; exit 2; }; \
-	 $(MUTATE_PY) grader/mutate/generate.py $(if $(LAB),--labs "$(LAB)") --out $(MUTATE_DIR)
+	 $(MUTATE_PY) grader/mutate/generate.py $(if $(strip $(LAB)),--labs "$(LAB_IDS)") --out $(MUTATE_DIR)
 
 # make mutate [LAB=NN] [SAMPLE=N]: generate where python3-clang is installed (else grade what build/mutate holds),
 # then build and grade every mutant (or N per lab) on this machine's GPU
 mutate: all
-	@if $(MUTATE_HAS_CLANG); then $(MUTATE_PY) grader/mutate/generate.py $(if $(LAB),--labs "$(LAB)") --out $(MUTATE_DIR) || exit 2; \
+	@if $(MUTATE_HAS_CLANG); then $(MUTATE_PY) grader/mutate/generate.py $(if $(strip $(LAB)),--labs "$(LAB_IDS)") --out $(MUTATE_DIR) || exit 2; \
 	 else echo "mutate: no python3-clang here: grading the mutants already in $(MUTATE_DIR)/"; fi; \
-	 python3 grader/mutate/run.py $(if $(LAB),--labs "$(LAB)") $(if $(SAMPLE),--sample $(SAMPLE)) --jobs $$(nproc) --out $(MUTATE_DIR)
+	 python3 grader/mutate/run.py $(if $(strip $(LAB)),--labs "$(LAB_IDS)") $(if $(SAMPLE),--sample $(SAMPLE)) --jobs $$(nproc) --out $(MUTATE_DIR)
 
 -include $(wildcard $(MUTATE_DIR)/*/obj/*.d)

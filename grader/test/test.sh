@@ -246,6 +246,42 @@ for ex in $B/bin/*-explore; do
     if "$ex" --help | grep -q -- '--csv'; then ok "$name --help"; else bad "$name --help"; fi
 done
 
+echo "-- LAB and IMPL: one reading for every target; a value a target cannot take is one line and exit 2"
+# make_refuses WHAT EXPECT ARGS... - make ARGS exits 2 with one line on stderr that holds EXPECT, having built nothing
+make_refuses() {
+    local what=$1 want=$2 err rc
+    shift 2
+    err=$(make --no-print-directory "$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [ "${err#*"$want"}" != "$err" ]; then ok "make $what: exit 2, '$err'"
+    else bad "make $what: exit $rc, said: $err"; fi
+}
+make_refuses "grade LAB=99" "no lab '99': say 1, 01 or the full name (labs: $(ls -d labs/[0-9][0-9]-*/ | xargs -n1 basename | tr '\n' ' ' | sed 's/ $//'))" grade LAB=99
+make_refuses "grade LAB=01-pageable (a slug cut short)" "no lab '01-pageable'" grade LAB=01-pageable
+make_refuses "grade LAB='01 x' (one of several wrong)" "no lab 'x'" grade LAB="01 x"
+make_refuses "grade IMPL=Solution" "IMPL is student (your lab.cu, the default) or solution (the reference), not 'Solution'" grade IMPL=Solution
+make_refuses "grade IMPL= (empty)" "not ''" grade IMPL=
+make_refuses "run without LAB" "say which lab, e.g. make run LAB=01" run
+make_refuses "run LAB='01 02'" "one lab at a time, e.g. LAB=01" run LAB="01 02"
+make_refuses "run IMPL=reference" "not 'reference'" run LAB=01 IMPL=reference
+make_refuses "stability LAB=1x" "make stability: no lab '1x'" stability LAB=1x
+make_refuses "stability LAB='1 2'" "make stability: one lab at a time" stability LAB="1 2"
+make_refuses "classroom LAB=99" "make classroom: no lab '99'" classroom LAB=99
+make_refuses "classroom without LAB" "make classroom: say which lab" classroom
+make_refuses "gradescope LAB=7" "make gradescope: no lab '7'" gradescope LAB=7
+make_refuses "mutate-gen LAB=9x" "make mutate-gen: no lab '9x'" mutate-gen LAB=9x
+# every spelling of a lab names the same lab, and a target that takes several takes several
+first=$(basename labs/01-*)
+for spelling in 1 01 "$first"; do
+    if make -n --no-print-directory grade LAB="$spelling" 2>/dev/null | grep -q "for l in $first; do"; then
+        ok "make grade LAB=$spelling grades $first"
+    else bad "make grade LAB=$spelling does not grade $first"; fi
+done
+second=$(basename labs/02-*)
+if make -n --no-print-directory grade LAB="1 $second" IMPL=solution 2>/dev/null | grep -q "for l in $first $second; do" &&
+    make -n --no-print-directory grade LAB="1 $second" IMPL=solution 2>/dev/null | grep -q 'bin=build/bin/$l-grade-solution;'; then
+    ok "make grade LAB='1 $second' IMPL=solution grades the two references"
+else bad "make grade LAB='1 $second' did not grade those two"; fi
+
 echo "-- Gradescope: the autograder zip, run against a fake /autograder tree (no GPU)"
 if [ ! -d grader/class/gradescope ]; then skipped "gradescope: for course staff; a student tree does not have it"; else
 gs=$(mktemp -d /tmp/xferlab-gs.XXXXXX)
@@ -309,6 +345,10 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
         rm -rf "$planted"
         if (cd "$ht" && mkdir -p build && { [ ! -d "$OLDPWD/$B/criterion" ] || cp -a "$OLDPWD/$B/criterion" build/; } && XL_NO_INSTALL=1 make -j"$(nproc)" build) >"$LOG/handout-build.log" 2>&1; then
             ok "handout: builds as it is"
+            if (cd "$ht" && make --no-print-directory help) >"$LOG/handout-help.log" 2>&1 && grep -q 'make grade' "$LOG/handout-help.log" &&
+                ! grep -q -e 'course staff' -e 'IMPL=solution' -e 'make class' -e 'make stability' "$LOG/handout-help.log"; then
+                ok "handout: make help lists what a student runs, no staff targets and no IMPL=solution"
+            else bad "handout: make help in the student tree (log: $LOG/handout-help.log)"; fi
             # one lab's grading is enough to show the student tree's make test works (each lab's was graded above)
             if (cd "$ht" && XL_TEST_LABS=01 XL_CLASS=0 XL_NO_INSTALL=1 make test) >"$LOG/handout-test.log" 2>&1; then
                 ok "handout: its own make test passes ($(grep '^xferlab:' "$LOG/handout-test.log"))"
