@@ -421,7 +421,7 @@ static int write_results(const char *dir, int score, int max, int ungraded)
 /* print_report - the per-test table and the lab's total line */
 static void print_report(const char *impl)
 {
-    int score = 0, max = 0, skipped = 0, ungraded = 0;
+    int score = 0, max = 0, skipped = 0, skipped_pts = 0, ungraded = 0;
     const char *skip_why = "";
     int verbose = xl_env_on("XL_VERBOSE"); /* every test's notes, the passing ones' too */
     printf("\n== lab %s %s%s%s%s ==\n", xl_lab_id, xl_lab_slug, impl ? " (" : "", impl ? impl : "", impl ? ")" : "");
@@ -434,6 +434,7 @@ static void print_report(const char *impl)
         score += r->score;
         max += r->max;
         skipped += strcmp(r->status, "skipped") == 0;
+        skipped_pts += strcmp(r->status, "skipped") == 0 ? r->max : 0;
         if (strcmp(r->status, "skipped") == 0) {
             printf("  [ --/%2d] %-28s SKIPPED\n", r->max, r->name);
             skip_why = r->output;
@@ -450,8 +451,10 @@ static void print_report(const char *impl)
         }
     }
     printf("lab %s %s: %d/%d", xl_lab_id, xl_lab_slug, score, max);
-    if (skipped)
-        printf(" (%d test%s skipped: %s)", skipped, skipped > 1 ? "s" : "", skip_why);
+    if (skipped) /* the reason once: make grade says it before its first lab when every lab shares it */
+        printf(" (%d of the %d points not graded here: %d test%s skipped%s%s)", skipped_pts, max, skipped,
+               skipped > 1 ? "s" : "", xl_env_on("XL_SKIP_REASON_SAID") ? "" : ": ",
+               xl_env_on("XL_SKIP_REASON_SAID") ? "" : skip_why);
     if (ungraded)
         printf(" (%d test%s NOT GRADED: the measurement could not be trusted; grade again on an idle GPU)", ungraded,
                ungraded > 1 ? "s" : "");

@@ -273,7 +273,8 @@ def main():
     if sys.stderr.isatty():
         sys.stderr.write('\n')
     skipped = sum(1 for g in got if g[3] == 'skipped')
-    where = 'lab %s%s' % (slugs[0], ' (%d tests skipped)' % skipped if skipped else '')
+    where = 'lab %s%s' % (slugs[0], ' (%d tests skipped, no GPU? "full points" counts the tests that ran)' % skipped
+                           if skipped else '')
     if runs < asked:
         where += ' (stopped at the %g-minute limit: %d of the %d runs asked)' % (minutes, runs, asked)
     lines = report(rows, runs, full, where)
