@@ -349,6 +349,17 @@ fi
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
 elif [ -f grader/test/class.sh ]; then . grader/test/class.sh; fi
 
+echo "-- staff scripts: bad input gives one line and a non-zero exit"
+# check_line WANT_RC WHAT CMD... - CMD says exactly one line (stdout and stderr together) and exits WANT_RC
+check_line() {
+    local want=$1 what=$2 out rc; shift 2
+    out=$("$@" 2>&1); rc=$?
+    if [ $rc = "$want" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ -n "$out" ]; then ok "$what: exit $rc, '$out'"
+    else bad "$what: exit $rc (want $want), said: $out"; fi
+}
+check_line 2 "passed.sh without arguments" grader/class/passed.sh
+check_line 2 "passed.sh with one argument" grader/class/passed.sh 01
+
 # ===== Stability, docs and charts =====
 echo "-- make stability: the reference graded again and again, each threshold's margin"
 if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course staff; a student tree does not have it"; else
@@ -357,10 +368,18 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
         ok "stability: lab 01, 2 runs: $(grep -m1 'full points' "$LOG/stability.log")"
     else bad "stability: make stability LAB=01 N=2 (log: $LOG/stability.log)"; fi
     # the script's own mechanics (a limit, resuming, a report it cannot read) grade the CPU tests only: quick on a GPU host
+    cp build/stability/01-pageable-copy.txt "$LOG/stability-earlier.txt" 2>/dev/null
+    rm -f build/stability/01-pageable-copy.previous.* build/stability/01-pageable-copy-runs.previous.tsv
     if XL_NO_GPU=1 make -s stability LAB=01 N=500 MINUTES=0 >"$LOG/stability-minutes.log" 2>&1 &&
         grep -q "stopped at the 0-minute limit: 1 of the 500 runs asked.*full points in 1 of 1 runs" "$LOG/stability-minutes.log"; then
         ok "stability: MINUTES=0 stops after one run of the 500 asked, and says so"
     else bad "stability: MINUTES=0 did not stop after one run (log: $LOG/stability-minutes.log)"; fi
+    # without RESUME=1 the earlier report is kept beside the new one, and a line says so
+    if [ "$(grep -c "^stability: the earlier report is kept beside the new one: 01-pageable-copy.previous.txt, 01-pageable-copy.previous.tsv, 01-pageable-copy-runs.previous.tsv$" "$LOG/stability-minutes.log")" = 1 ] &&
+        cmp -s build/stability/01-pageable-copy.previous.txt "$LOG/stability-earlier.txt" &&
+        [ -s build/stability/01-pageable-copy-runs.previous.tsv ] && ! cmp -s build/stability/01-pageable-copy.txt "$LOG/stability-earlier.txt"; then
+        ok "stability: a new report keeps the earlier one as 01-pageable-copy.previous.* and says so in one line"
+    else bad "stability: the earlier report was not kept as .previous (log: $LOG/stability-minutes.log)"; fi
     # resume: planted tables of 5 runs (4 with full points, one measurement) and one more run to make 6
     printf 'runs\tfull_points\n5\t4\n' >build/stability/01-pageable-copy-runs.tsv
     printf 'run\tcheck\tlabel\tattempt\tratio\tneed\tat_least\tfigures\n2\tz.planted\tplanted figure\t1\t0.9\t0.5\t1\tplanted\n' \
