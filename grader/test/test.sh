@@ -349,7 +349,7 @@ fi
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
 elif [ -f grader/test/class.sh ]; then . grader/test/class.sh; fi
 
-echo "-- staff scripts: bad input gives one line and a non-zero exit"
+echo "-- staff scripts: bad input gives one line and a non-zero exit; what make doctor checks"
 # check_line WANT_RC WHAT CMD... - CMD says exactly one line (stdout and stderr together) and exits WANT_RC
 check_line() {
     local want=$1 what=$2 out rc; shift 2
@@ -359,6 +359,19 @@ check_line() {
 }
 check_line 2 "passed.sh without arguments" grader/class/passed.sh
 check_line 2 "passed.sh with one argument" grader/class/passed.sh 01
+# make doctor where pandoc and weasyprint are missing (a PATH of the few tools it runs): an info line each with the
+# command that adds it (sudo only when not root), and they do not change its verdict
+dbin=$(mktemp -d /tmp/xferlab-doctor.XXXXXX)
+for t in nvcc nvidia-smi pkg-config gnuplot sed head id dirname; do ! command -v $t >/dev/null || ln -s "$(command -v $t)" "$dbin/$t"; done
+full=$(bash grader/scripts/doctor.sh 2>&1 | tail -1)
+PATH=$dbin "$BASH" grader/scripts/doctor.sh >"$LOG/doctor-nodocs.log" 2>&1
+sudo_word=sudo\ ; [ "$(id -u)" != 0 ] || sudo_word=''
+if grep -q "^  info     pandoc     missing, so no make docs (grading does not need it): ${sudo_word}apt-get install pandoc$" "$LOG/doctor-nodocs.log" &&
+    grep -q "^  info     weasyprint missing, so no make docs (grading does not need it): ${sudo_word}apt-get install weasyprint$" "$LOG/doctor-nodocs.log" &&
+    { [ -n "$sudo_word" ] || ! grep -q sudo "$LOG/doctor-nodocs.log"; } && [ "$(tail -1 "$LOG/doctor-nodocs.log")" = "$full" ]; then
+    ok "doctor: pandoc and weasyprint missing: an info line each with the command$([ -n "$sudo_word" ] || echo ', no sudo as root'), the verdict unchanged"
+else bad "doctor: without pandoc and weasyprint (log: $LOG/doctor-nodocs.log)"; fi
+rm -rf "$dbin"
 
 # ===== Stability, docs and charts =====
 echo "-- make stability: the reference graded again and again, each threshold's margin"
