@@ -243,8 +243,33 @@ for ex in $B/bin/*-explore; do
         check_cli 2 "--min 1M --max 4K" --min 1M --max 4K
     fi
     XL_NO_GPU_FOR_CLI=1 check_cli 3 "without a GPU"
+    for o in --max --alloc-max --total; do # a size below an option's least is told as --help tells sizes, not in bytes
+        "$ex" --help | grep -q -- "$o " || continue
+        out=$("$ex" $o 1 2>&1 >/dev/null)
+        case $out in *"at least "*) printf '%s\n' "$out" | grep -Eq '[0-9]{5,} bytes' && bad "$name $o 1: a size in raw bytes: $out" ||
+            ok "$name $o 1: the least size as --help writes sizes: '$out'" ;; esac
+    done
     if "$ex" --help | grep -q -- '--csv'; then ok "$name --help"; else bad "$name --help"; fi
 done
+
+echo "-- graders: an output file that cannot be written, or a --filter that matches nothing, is one line and exit 2"
+g01=$B/bin/01-pageable-copy-grade
+check_line() { # WANT_RC WHAT CMD... - CMD says exactly one line (stdout and stderr together) and exits WANT_RC
+    local want=$1 what=$2 out rc; shift 2
+    out=$("$@" 2>&1); rc=$?
+    if [ $rc = "$want" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ -n "$out" ]; then ok "$what: exit $rc, '$out'"
+    else bad "$what: exit $rc (want $want), said: $out"; fi
+}
+check_line 2 "grader --json into a folder that does not exist" env XL_NO_GPU=1 $g01 --json=/nonexistent-xferlab/dir/out.json
+check_line 2 "grader --xml naming a folder" env XL_NO_GPU=1 $g01 --xml=/tmp
+check_line 2 "grader --filter matching no test" env XL_NO_GPU=1 $g01 --filter=nosuch
+# grading lab 01's unfinished CSV writer leaves no folder in /tmp
+before=$(ls -d /tmp/xferlab-csv-* 2>/dev/null | wc -l)
+XL_NO_GPU=1 grade $g01 skeleton-csv --filter='sweep/csv_file'
+after=$(ls -d /tmp/xferlab-csv-* 2>/dev/null | wc -l)
+[ "$(count "$LOG/skeleton-csv/points.tsv" failed)" = 1 ] && [ "$after" = "$before" ] &&
+    ok "grader: lab 01's skeleton fails sweep.csv_file and leaves no /tmp/xferlab-csv-* folder" ||
+    bad "grader: /tmp/xferlab-csv-* folders $before before, $after after grading the skeleton's sweep.csv_file (log: $LOG/skeleton-csv.log)"
 
 echo "-- Gradescope: the autograder zip, run against a fake /autograder tree (no GPU)"
 if [ ! -d grader/class/gradescope ]; then skipped "gradescope: for course staff; a student tree does not have it"; else
@@ -350,13 +375,6 @@ if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
 elif [ -f grader/test/class.sh ]; then . grader/test/class.sh; fi
 
 echo "-- staff scripts: bad input gives one line and a non-zero exit; what make doctor checks"
-# check_line WANT_RC WHAT CMD... - CMD says exactly one line (stdout and stderr together) and exits WANT_RC
-check_line() {
-    local want=$1 what=$2 out rc; shift 2
-    out=$("$@" 2>&1); rc=$?
-    if [ $rc = "$want" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ -n "$out" ]; then ok "$what: exit $rc, '$out'"
-    else bad "$what: exit $rc (want $want), said: $out"; fi
-}
 check_line 2 "passed.sh without arguments" grader/class/passed.sh
 check_line 2 "passed.sh with one argument" grader/class/passed.sh 01
 # make doctor where pandoc and weasyprint are missing (a PATH of the few tools it runs): an info line each with the
