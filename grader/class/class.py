@@ -33,6 +33,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts'))  # kitlabs.py
@@ -542,8 +543,9 @@ def make_out(out):
     """makes OUT (and its parents) and checks that files can be written there; one line and exit 2 when not"""
     try:
         os.makedirs(out, exist_ok=True)
-        os.close(os.open(os.path.join(out, '.class-write-check'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
-        os.unlink(os.path.join(out, '.class-write-check'))
+        fd, check = tempfile.mkstemp(dir=out, prefix='.class-write-check-')  # a name of its own: Slurm tasks run at once
+        os.close(fd)
+        os.unlink(check)
     except OSError as e:
         die('--out %s: cannot write results there (%s): give a folder you can write' % (out, e.strerror or e))
 
