@@ -57,7 +57,8 @@ static int set(const char *prog, const xl_opt *o, const char *value)
             return bad(prog, msg);
         }
         if ((long long)v < o->lo) {
-            snprintf(msg, sizeof msg, "--%s must be at least %lld bytes", o->name, o->lo);
+            char least[32];
+            snprintf(msg, sizeof msg, "--%s must be at least %s", o->name, xl_format_size((size_t)o->lo, least, sizeof least));
             return bad(prog, msg);
         }
         *(size_t *)o->out = v;

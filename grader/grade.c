@@ -5,6 +5,9 @@
  * $XL_TOKEN_DIR; the parent, which never touches CUDA, reads them in its
  * POST_TEST hook and scores the test. The grader's main() is here too.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* FNM_EXTMATCH: Criterion's --filter takes extended globs */
+#endif
 #include "grade.h"
 
 #include <criterion/internal/ordered-set.h>
@@ -12,12 +15,14 @@
 #include <cuda_runtime_api.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/check.h"
@@ -506,16 +511,87 @@ static void print_points_table(struct criterion_test_set *tests)
     printf("| **total** | **%d** | | |\n", total + unseen);
 }
 
+/* can_write - 0 when path can be written (a file that exists, or a new one in a folder that exists), else -1 with
+ * errno set; creates nothing */
+static int can_write(const char *path)
+{
+    struct stat st;
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            errno = EISDIR;
+            return -1;
+        }
+        return access(path, W_OK);
+    }
+    if (errno != ENOENT)
+        return -1;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (stat(dir, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return access(dir, W_OK | X_OK);
+}
+
+/* unwritable_output - the first --json=, --xml=, --tap= or --output=KIND: argument in argv whose file cannot be
+ * written (the file, or the folder it would be made in), with why in why; NULL when every one can be. Writes
+ * nothing. */
+static const char *unwritable_output(int argc, char *argv[], char *why, size_t len)
+{
+    static const char *const opts[] = {"--json=", "--xml=", "--tap=", "--output="};
+    for (int i = 1; i < argc; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+            if (strncmp(argv[i], opts[k], strlen(opts[k])) != 0)
+                continue;
+            const char *path = argv[i] + strlen(opts[k]);
+            if (k == 3) /* --output=KIND:PATH */
+                path = strchr(path, ':') ? strchr(path, ':') + 1 : "";
+            if (!*path || strcmp(path, "-") == 0) /* Criterion's default file, or the standard output */
+                continue;
+            if (can_write(path) != 0) {
+                snprintf(why, len, "%s", strerror(errno));
+                return argv[i];
+            }
+        }
+    return NULL;
+}
+
+/* matches_none - 1 when Criterion's --filter pattern is set and no test's "suite/name" matches it, else 0 */
+static int matches_none(struct criterion_test_set *tests, const char *pattern)
+{
+    char id[512];
+    if (!pattern || !*pattern)
+        return 0;
+    FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
+        FOREACH_SET(struct criterion_test *t, s->tests) {
+            snprintf(id, sizeof id, "%s/%s", t->category, t->name);
+            if (fnmatch(pattern, id, FNM_EXTMATCH) == 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 int main(int argc, char *argv[])
 {
-    char dir[] = "/tmp/xferlab-tokens-XXXXXX";
+    char dir[] = "/tmp/xferlab-tokens-XXXXXX", why[256];
     struct criterion_test_set *tests = criterion_initialize();
     int rc = 0;
+    const char *bad;
     criterion_options.jobs = 1; /* timing tests must not share the GPU or the link */
     if (xl_env_on("XL_POINTS_TABLE")) {
         print_points_table(tests);
         criterion_finalize(tests);
         return 0;
+    }
+    if ((bad = unwritable_output(argc, argv, why, sizeof why))) {
+        fprintf(stderr, "grader: cannot write %s: %s (name a file in a folder you can write)\n", bad, why);
+        criterion_finalize(tests);
+        return 2;
     }
     if (!mkdtemp(dir)) {
         fprintf(stderr, "grader: cannot create a folder in /tmp: %s\n", strerror(errno));
@@ -524,7 +600,10 @@ int main(int argc, char *argv[])
     }
     setenv("XL_TOKEN_DIR", dir, 1);
     rc = criterion_handle_args(argc, argv, true);
-    if (rc == 1) { /* 1: go on and run; anything else: --help, --list, or a bad option */
+    if (rc == 1 && matches_none(tests, criterion_options.pattern)) {
+        fprintf(stderr, "grader: no test matches --filter=%s; the tests are listed by --list\n", criterion_options.pattern);
+        rc = 2;
+    } else if (rc == 1) { /* 1: go on and run; anything else: --help, --list, or a bad option */
         criterion_run_all_tests(tests);
         print_report(getenv("XL_IMPL"));
         rc = 0;

@@ -14,7 +14,9 @@ test), and summary.txt (each lab's distribution and the tests most often failed)
 record.json was made from the same file is not graded again unless --force: an interrupted run resumes
 where it stopped, and a changed file is graded again. Before each grading it waits (--idle-wait, default 300 s)
 for other processes to leave the GPU; a submission with a speed test that the grader could not measure soundly
-(NOT GRADED in its report) gets status "regrade" and is graded again on the next run.
+(NOT GRADED in its report) gets status "regrade" and is graded again on the next run. Without a GPU it refuses
+to start unless --no-gpu: then each submission keeps the points of its CPU tests with status "no-gpu", and the
+next run with a GPU grades it again.
 Exit: 0 when every submission was graded (whatever its points), 1 when grading stopped early, 2 on bad
 arguments.
 """
@@ -31,6 +33,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts'))  # kitlabs.py
@@ -267,7 +270,8 @@ def clean_tmp(uid):
 
 # ===== Records, the gradebook and the summary =====
 def record_for(job, status, message, seconds, max_points):
-    """the submission's record from its points.tsv (or 0 points with status and message)"""
+    """the submission's record from its points.tsv (or 0 points with status and message); graded without a GPU
+    (job['no_gpu']), its skipped GPU tests make it status no-gpu"""
     rec = {'student': job['student'], 'lab': job['slug'], 'points': 0, 'max': max_points, 'status': status,
            'message': message, 'seconds': round(seconds, 1), 'tests': {}, 'sha256': digest(job['path'])}
     tsv = os.path.join(job['ws'], 'results', 'points.tsv')
@@ -278,6 +282,11 @@ def record_for(job, status, message, seconds, max_points):
         rec['max'] = sum(int(r[2]) for r in rows if len(r) >= 4)
         rec['failed'] = [r[0] for r in rows if len(r) >= 4 and r[3] == 'failed']
         ungraded = [r[0] for r in rows if len(r) >= 4 and r[3] == 'ungraded']
+        skipped = [r[0] for r in rows if len(r) >= 4 and r[3] == 'skipped']
+        if skipped and job.get('no_gpu'):  # graded again on the next run with a GPU
+            rec['status'] = 'no-gpu'
+            rec['message'] = ('Not graded yet: %s need%s a GPU, and this run had none; they are graded on the next run '
+                              'with one' % (', '.join(skipped), 's' if len(skipped) == 1 else ''))
         if ungraded:  # a measurement the grader could not trust: graded again on the next run
             rec['status'] = 'regrade'
             rec['message'] = ('Not graded yet: %s could not be measured soundly (the GPU was busy); it is graded again '
@@ -291,7 +300,7 @@ def save(out, job, rec):
     os.makedirs(d, exist_ok=True)
     for f in ('results.json', 'points.tsv'):
         src = os.path.join(job['ws'], 'results', f)
-        if rec['status'] in ('graded', 'regrade') and os.path.isfile(src):
+        if rec['status'] in ('graded', 'regrade', 'no-gpu') and os.path.isfile(src):
             shutil.copyfile(src, os.path.join(d, f))
         elif f == 'results.json':
             json.dump({'score': 0, 'output': rec['message'], 'visibility': 'visible', 'tests': []},
@@ -310,11 +319,13 @@ def digest(path):
     return hashlib.sha256(open(path, 'rb').read()).hexdigest()
 
 
-def graded_as(out, student, slug):
-    """the digest of the file that student's slug was graded from, or None (also when it is to be graded again)"""
+def graded_as(out, student, slug, gpu):
+    """the digest of the file that student's slug was graded from, or None (also when it is to be graded again: a
+    regrade, or a no-gpu record when gpu says this run has one)"""
     try:
         rec = json.load(open(os.path.join(out, 'results', student, slug, 'record.json')))
-        return None if rec.get('status') == 'regrade' else rec.get('sha256')
+        again = rec.get('status') == 'regrade' or (gpu and rec.get('status') == 'no-gpu')
+        return None if again else rec.get('sha256')
     except (OSError, ValueError):
         return None
 
@@ -499,7 +510,7 @@ def grade_on_slurm(jobs, a, out, slurm_args):
     r = subprocess.run(cmd, capture_output=True, text=True)
     print('class: %s; the array ended after %s' % ((r.stdout.strip() or r.stderr.strip()),
                                                    fmt_time(time.monotonic() - t0)), file=sys.stderr)
-    left = [j for j in jobs if graded_as(out, j['student'], j['slug']) != digest(j['path'])]
+    left = [j for j in jobs if graded_as(out, j['student'], j['slug'], False) != digest(j['path'])]
     if left:
         return ('%d of %d tasks left no record (their logs: %s/task-N.log); run again to resume' %
                 (len(left), len(jobs), d))
@@ -513,13 +524,14 @@ def run_task(spec, out, limits, env, max_of, probe):
     if not n.isdigit() or int(n) >= len(lines):
         die('--task %s: no such line' % spec)
     student, slug, lab_cu, uid = lines[int(n)].split('\t')
-    if os.environ.get('XL_CLASS_GPU') == '1' and subprocess.run([probe], capture_output=True).returncode != 0:
+    gpu = subprocess.run([probe], capture_output=True).returncode == 0
+    if os.environ.get('XL_CLASS_GPU') == '1' and not gpu:
         print('class: task %s: this node\'s GPU failed its check; %s lab %s is left for the next run' % (
             n, student, slug[:2]), file=sys.stderr)
         return 3
     job = {'student': student, 'slug': slug, 'path': lab_cu, 'out': out, 'tpl': os.path.join(out, '.kit'),
            'env': dict(env), 'limits': limits, 'user': (int(uid), int(uid)) if int(uid) >= 0 else None,
-           'build_seconds': 600}
+           'build_seconds': 600, 'no_gpu': not gpu}
     built, build_s, why = build_one(job)
     rec = grade_built(job, built, build_s, why, max_of(slug))
     print('class: %s lab %s: %d/%d %s' % (student, slug[:2], rec['points'], rec['max'], rec['status']))
@@ -527,6 +539,17 @@ def run_task(spec, out, limits, env, max_of, probe):
 
 
 # ===== Main =====
+def make_out(out):
+    """makes OUT (and its parents) and checks that files can be written there; one line and exit 2 when not"""
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd, check = tempfile.mkstemp(dir=out, prefix='.class-write-check-')  # a name of its own: Slurm tasks run at once
+        os.close(fd)
+        os.unlink(check)
+    except OSError as e:
+        die('--out %s: cannot write results there (%s): give a folder you can write' % (out, e.strerror or e))
+
+
 def main():
     ap = argparse.ArgumentParser(prog='make class', description='Grades a folder of submissions (course staff).')
     ap.add_argument('submissions')
@@ -539,6 +562,8 @@ def main():
     ap.add_argument('--jobs', default=str(os.cpu_count() or 2), help='builds at once (default: the cores)')
     ap.add_argument('--idle-wait', default='300',
                     help='seconds to wait, before each grading, for other processes to leave the GPU (default 300)')
+    ap.add_argument('--no-gpu', action='store_true',
+                    help='grade without a GPU: CPU tests now, status "no-gpu"; the next run with a GPU grades them again')
     ap.add_argument('--slurm', action='store_true', help='grade on Slurm: one array task per submission')
     ap.add_argument('--slurm-args', default='--gres=gpu:1',
                     help='more sbatch options (default "--gres=gpu:1"; "" without GPUs)')
@@ -567,9 +592,23 @@ def main():
         die('build the kit first (make): no grader for %s' % ' '.join(missing))
     if a.slurm and not shutil.which('sbatch'):
         die('--slurm needs sbatch on this machine (a Slurm login node)')
-    out = os.path.abspath(a.out)
-    os.makedirs(out, exist_ok=True)
     probe = os.environ.get('XL_CLASS_PROBE', os.path.join(KIT, 'build', 'bin', 'gpu-probe'))
+    if a.task:
+        gpu_at_start = True  # the task probes its node's GPU itself
+    elif a.slurm:
+        gpu_at_start = 'gpu' in a.slurm_args
+        if not gpu_at_start and not a.no_gpu:
+            die('--slurm-args asks for no GPU, so the GPU tests would be recorded as 0: ask for one (--gres=gpu:1), '
+                'or give --no-gpu to grade the CPU tests now and the GPU tests on a later run with a GPU')
+    else:
+        r = subprocess.run([probe], capture_output=True, text=True)
+        gpu_at_start = r.returncode == 0
+        if not gpu_at_start and not a.no_gpu:
+            die('no GPU here (%s), so the GPU tests would be recorded as 0: run on a GPU host, or give --no-gpu to '
+                'grade the CPU tests now and the GPU tests on a later run with a GPU' % (
+                    r.stdout.strip() or 'the GPU check failed'))
+    out = os.path.abspath(a.out)
+    make_out(out)
     env = {k: v for k, v in os.environ.items() if k in ('PATH', 'LANG', 'CUDA_HOME', 'CUDA_VISIBLE_DEVICES',
                                                        'XL_NO_GPU', 'TERM')}
     env.update(XL_NO_INSTALL='1', HOME='/nonexistent', TMPDIR='/tmp')
@@ -583,14 +622,14 @@ def main():
         print('class: not root, so submissions run as you: each has its own copy, session and limits, but nothing '
               'stops one from touching your files (run as root for that)', file=sys.stderr)
     info = {slug: lab_max(slug) for slug in sorted({s[1] for s in subs})}
-    todo = [s for s in subs if a.force or graded_as(out, s[0], s[1]) != digest(s[2])]
+    todo = [s for s in subs if a.force or graded_as(out, s[0], s[1], gpu_at_start) != digest(s[2])]
     print('class: %d submissions (%d labs), %d to grade, %d graded before%s' % (
         len(subs), len(info), len(todo), len(subs) - len(todo), '' if a.force else ' (--force grades them again)'),
         file=sys.stderr)
-    gpu_at_start = subprocess.run([probe], capture_output=True).returncode == 0
     tpl = make_template(out, uid0)
     jobs = [{'student': student, 'slug': slug, 'path': path, 'out': out, 'tpl': tpl, 'env': dict(env),
-             'limits': limits, 'user': (uid0 + i, uid0 + i) if uid0 else None, 'build_seconds': 600}
+             'limits': limits, 'user': (uid0 + i, uid0 + i) if uid0 else None, 'build_seconds': 600,
+             'no_gpu': not gpu_at_start}
             for i, (student, slug, path) in enumerate(todo)]
     t0 = time.monotonic()
     if not jobs:

@@ -3,8 +3,9 @@
 # line saying what it got (for GitHub Classroom's command grader: one step per test). Course staff and CI.
 set -u
 cd "$(dirname "$0")/../.."
-lab=$(basename labs/${1:?usage: passed.sh NN SUITE.TEST}-* 2>/dev/null)
-test=${2:?usage: passed.sh NN SUITE.TEST}
+[ $# = 2 ] || { echo "usage: grader/class/passed.sh NN SUITE.TEST (a lab's number and one of its tests)" >&2; exit 2; }
+lab=$(basename labs/$1-* 2>/dev/null)
+test=$2
 tsv=build/results/$lab-student/points.tsv
 [ -f "$tsv" ] || { echo "passed: no grading of lab $1 yet: run 'make grade LAB=$1' first"; exit 1; }
 read -r score max status <<<"$(awk -F'\t' -v t="$test" '$1 == t { print $2, $3, $4 }' "$tsv")"

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # doctor.sh - checks what the kit needs and prints, for each, what it found or the exact fix (make doctor).
-# Checks: nvcc (CUDA Toolkit 12+), the NVIDIA driver and a GPU, Criterion, gnuplot. Exit 0 when the
-# kit can build and grade here (a GPU is not required: without one the GPU tests are skipped).
+# Checks: nvcc (CUDA Toolkit 12+), the NVIDIA driver and a GPU, Criterion, gnuplot, and pandoc and weasyprint
+# (make docs; optional, as gnuplot is). Exit 0 when the kit can build and grade here (a GPU is not required:
+# without one the GPU tests are skipped). Its commands say sudo only when not run as root.
 set -u
 cd "$(dirname "$0")/../.."
 nvcc=${NVCC:-nvcc}
 need=0
 line() { printf '  %-8s %-10s %s\n' "$1" "$2" "$3"; }
+sudo='sudo ' # the fixes' commands say sudo, but not to root
+[ "$(id -u)" != 0 ] || sudo=''
+
 echo "make doctor: what xferlab needs on this machine"
 
 if command -v "$nvcc" >/dev/null 2>&1; then
@@ -36,12 +40,16 @@ if [ -f build/criterion/include/criterion/criterion.h ]; then
 elif pkg-config --exists criterion 2>/dev/null; then
     line ok criterion "Criterion $(pkg-config --modversion criterion)"
 else
-    line FIX criterion "missing: sudo apt-get install libcriterion-dev pkg-config (no packages on a GPU host? see README: GPU hosts without packages)"
+    line FIX criterion "missing: ${sudo}apt-get install libcriterion-dev pkg-config (no packages on a GPU host? see README: GPU hosts without packages)"
     need=1
 fi
 
 if command -v gnuplot >/dev/null 2>&1; then line ok gnuplot "$(gnuplot --version)"
-else line info gnuplot "missing, so no charts: sudo apt-get install gnuplot-nox"; fi
+else line info gnuplot "missing, so no charts: ${sudo}apt-get install gnuplot-nox"; fi
+for tool in pandoc weasyprint; do
+    if command -v $tool >/dev/null 2>&1; then line ok $tool "$($tool --version 2>&1 | head -1)"
+    else line info $tool "missing, so no make docs (grading does not need it): ${sudo}apt-get install $tool"; fi
+done
 
 if [ $need = 0 ]; then echo "make doctor: ready. Next: make demo"; else echo "make doctor: fix the lines marked FIX, then run make doctor again"; fi
 exit $need

@@ -10,7 +10,8 @@ columns of COLUMNS, a check being its test's suite.name) and NN-slug-runs.tsv (t
 points); margins.py reads the two tables. --minutes M stops after the
 run that ends past M minutes (at least one run; the report says how many were made). --resume keeps the runs of
 the last report in build/stability/ and makes runs until there are RUNS in all (for a machine you hold only a few
-minutes at a time). --load KIND grades beside the kit's own load generator (build/bin/loadgen: copy, compute or
+minutes at a time); without it an earlier report is kept beside the new one as NN-slug.previous.txt,
+NN-slug.previous.tsv and NN-slug-runs.previous.tsv (one earlier report is kept). --load KIND grades beside the kit's own load generator (build/bin/loadgen: copy, compute or
 memory) and writes NN-slug-load-KIND.txt/.tsv instead: under load no test of the reference may fail, and a speed
 test may only pass or be NOT GRADED; the report counts the runs of each. --from-log FILE reports on a ratio log
 instead of grading (for testing). Exit 0, or 2 on bad arguments or a grader that gave no results.
@@ -205,6 +206,20 @@ def grade_runs(grader, slug, first, runs, deadline, tally):
 
 
 # ===== Main =====
+def keep_previous(out, name):
+    """renames an earlier report of name in out (its .txt, .tsv and -runs.tsv) to name.previous.txt, .previous.tsv
+    and name-runs.previous.tsv, replacing an older previous one, and says so in one line"""
+    moved = []
+    for part in ('.txt', '.tsv', '-runs.tsv'):
+        src = os.path.join(out, name + part)
+        if os.path.isfile(src):
+            os.replace(src, os.path.join(out, name + part[:-4] + '.previous' + part[-4:]))
+            moved.append(name + part)
+    if moved:
+        print('stability: the earlier report is kept beside the new one: %s' % ', '.join(
+            m.replace('.t', '.previous.t') for m in moved))
+
+
 def main():
     args = sys.argv[1:]
     resume = '--resume' in args
@@ -280,6 +295,8 @@ def main():
     lines = report(rows, runs, full, where)
     if load is not None:
         lines[1:1] = verdicts(tally, full, runs, load)
+    if not resume:
+        keep_previous(out, name)
     open(os.path.join(out, name + '.txt'), 'w').write('\n'.join(lines) + '\n')
     write_table(os.path.join(out, name + '.tsv'), COLUMNS, rows)
     write_table(os.path.join(out, name + '-runs.tsv'), RUNS_COLUMNS, [{'runs': runs, 'full_points': full}])

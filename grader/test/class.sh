@@ -31,6 +31,9 @@ class_gpu=$gpu_rc
 [ "${XL_CLASS_GPU:-$class_alone}" = 1 ] || class_gpu=1
 class_no_gpu_was=${XL_NO_GPU-unset}
 [ $class_gpu -eq 0 ] || export XL_NO_GPU=1
+# without a GPU class.py grades only with --no-gpu, and records what it graded as no-gpu (graded again with a GPU)
+nogpu=--no-gpu graded=no-gpu
+[ $class_gpu -ne 0 ] || nogpu='' graded=graded
 # a class of a few mutants per lab (the first three by name): enough to check the gradebook, short enough to grade thrice
 class_mutants() { ls grader/mutants/$1/*.diff | head -n 3; }
 cls=$(mktemp -d /tmp/xferlab-class.XXXXXX)
@@ -79,7 +82,7 @@ fi
 # classrun NAME ARGS... - runs the class grader into $cls/out; its output in $LOG/class-NAME.log
 classrun() {
     local name=$1; shift
-    python3 grader/class/class.py "$subs" --out "$cls/out" --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/class-$name.log" 2>&1
+    python3 grader/class/class.py "$subs" --out "$cls/out" --timeout $tmo --mem 2G --disk 256M $nogpu "$@" >"$LOG/class-$name.log" 2>&1
 }
 # pointsof STUDENT SLUG - "points status" from the gradebook
 pointsof() { awk -F, -v s="$1" -v l="$2" '$1 == s && $2 == l { print $3, $5 }' "$cls/out/gradebook.csv"; }
@@ -92,7 +95,7 @@ if classrun first; then
         slug=$(basename labs/$id-*)
         read -r refp refst <<<"$(pointsof ref$id $slug)"
         read -r sk skst <<<"$(pointsof skel $slug)"
-        [ "$refst" = graded ] && [ "${refp:-x}" = "$(awk -F'\t' 'NR > 1 { s += $2 } END { print s + 0 }' "$cls/out/results/ref$id/$slug/points.tsv")" ] &&
+        [ "$refst" = $graded ] && [ "${refp:-x}" = "$(awk -F'\t' 'NR > 1 { s += $2 } END { print s + 0 }' "$cls/out/results/ref$id/$slug/points.tsv")" ] &&
             ok "class: lab $id reference (a labs/ tree) graded: $refp points" || bad "class: lab $id reference: $refp $refst"
         [ -s "$cls/out/results/ref$id/$slug/results.json" ] && python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(0 if "tests" in d and "score" in d else 1)' "$cls/out/results/ref$id/$slug/results.json" &&
             ok "class: lab $id reference has its results.json" || bad "class: lab $id reference has no results.json"
@@ -111,7 +114,7 @@ if classrun first; then
         if [ "${refp:-0}" -gt 0 ]; then
             [ "${sk:-$refp}" -lt "$refp" ] && ok "class: lab $id skeleton (a single file) gets $sk, less than the reference's $refp" ||
                 bad "class: lab $id skeleton gets $sk, the reference $refp"
-        else [ "$sk" = 0 ] && [ "$skst" = graded ] && ok "class: lab $id skeleton (a single file) graded: 0 points" || bad "class: lab $id skeleton: $sk $skst"; fi
+        else [ "$sk" = 0 ] && [ "$skst" = $graded ] && ok "class: lab $id skeleton (a single file) graded: 0 points" || bad "class: lab $id skeleton: $sk $skst"; fi
     done
     read -r p st <<<"$(pointsof broken 01-pageable-copy)"
     [ "$st" = compile ] && [ "$p" = 0 ] && grep -q "does not compile" "$cls/out/results/broken/01-pageable-copy/results.json" &&
@@ -149,11 +152,14 @@ if classrun first; then
     printf '#!/bin/sh\nn=$(cat %s/probes 2>/dev/null || echo 0); echo $((n + 1)) >%s/probes; [ $n -lt 3 ]\n' "$cls" "$cls" >"$cls/probe"
     chmod +x "$cls/probe"
     rm -rf "$cls/out/results/skel" "$cls/out/results/ref01" "$cls/out/results/ref03"
+    # (with the GPU hidden, the no-gpu records are to grade too once the planted probe says there is a GPU)
     if XL_CLASS_PROBE=$cls/probe classrun probe; then bad "class: a failing GPU check did not stop the grading"
-    elif grep -q "stopped: the GPU failed its check before .*; 2 submissions left ungraded" "$LOG/class-probe.log"; then
+    elif todo=$(sed -n 's/^class: .*, \([0-9]*\) to grade,.*/\1/p' "$LOG/class-probe.log") &&
+        grep -q "stopped: the GPU failed its check before .*; $((${todo:-0} - 2)) submissions left ungraded" "$LOG/class-probe.log"; then
         ok "class: a GPU that fails its check stops the grading before the next submission, with a report"
-        classrun after && grep -q " 2 to grade" "$LOG/class-after.log" && ok "class: the next run grades the 2 left" ||
-            bad "class: the run after the stop (log: $LOG/class-after.log)"
+        left=$(find "$cls/out/results/skel" "$cls/out/results/ref01" "$cls/out/results/ref03" -name record.json 2>/dev/null | wc -l)
+        classrun after && grep -q " $((4 - left)) to grade" "$LOG/class-after.log" && [ "$(find "$cls/out/results/skel" "$cls/out/results/ref01" "$cls/out/results/ref03" -name record.json | wc -l)" = 4 ] &&
+            ok "class: the next run grades the $((4 - left)) left" || bad "class: the run after the stop (log: $LOG/class-after.log)"
     else bad "class: the failing GPU check (log: $LOG/class-probe.log)"; fi
     # a busy GPU: before each grading it waits for other processes to leave (a planted gpu-probe --others that
     # reports one twice), and grades anyway after --idle-wait with a line that says so
@@ -189,10 +195,39 @@ job = {"student": "s", "slug": "01-pageable-copy", "path": sys.argv[1] + "/f.cu"
 rec = c.record_for(job, "graded", "", 1.0, 8)
 assert rec["status"] == "regrade" and rec["points"] == 3 and rec["failed"] == [] and "c.d" in rec["message"], rec
 c.save(sys.argv[1] + "/out", job, rec)
-assert c.graded_as(sys.argv[1] + "/out", "s", "01-pageable-copy") is None
+assert c.graded_as(sys.argv[1] + "/out", "s", "01-pageable-copy", False) is None
 ' "$cls/rg") >"$LOG/class-regrade.log" 2>&1; then
         ok "class: a submission with a speed test NOT GRADED is recorded as regrade, keeps its other points, and is graded again next run"
     else bad "class: the regrade status (log: $LOG/class-regrade.log)"; fi
+    # no GPU: class.py refuses without --no-gpu (one line, exit 2, nothing written); with it, the CPU tests' points
+    # are kept as status no-gpu, a run without a GPU leaves them, and the next run with a GPU grades them again
+    XL_CLASS_PROBE=/bin/false python3 grader/class/class.py "$subs" --out "$cls/refused" >"$LOG/class-refused.log" 2>&1
+    rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <"$LOG/class-refused.log")" = 1 ] && grep -q "^class: no GPU here (.*give --no-gpu" "$LOG/class-refused.log" && [ ! -e "$cls/refused" ] &&
+        ok "class: without a GPU and without --no-gpu it refuses in one line, exit 2, writing nothing" ||
+        bad "class: no GPU, no --no-gpu: exit $rc, $(head -c 300 "$LOG/class-refused.log")"
+    mkdir -p "$cls/ng" && cp -r "$subs/ref01" "$cls/ng/"
+    # ngrun NAME PROBE ARGS... - grades $cls/ng into $cls/ng-out with the GPU check PROBE
+    ngrun() {
+        local name=$1 probe=$2; shift 2
+        XL_CLASS_PROBE=$probe python3 grader/class/class.py "$cls/ng" --out "$cls/ng-out" --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/class-ng-$name.log" 2>&1
+    }
+    ngrun first /bin/false --no-gpu
+    read -r p st <<<"$(awk -F, '$1 == "ref01" { print $3, $5 }' "$cls/ng-out/gradebook.csv" 2>/dev/null)"
+    [ "$st" = no-gpu ] && [ "${p:-0}" -gt 0 ] && grep -q "need.* a GPU" "$cls/ng-out/results/ref01/01-pageable-copy/record.json" &&
+        ok "class: --no-gpu without a GPU: status no-gpu, the CPU tests' $p points kept" || bad "class: --no-gpu: '$p $st' (log: $LOG/class-ng-first.log)"
+    ngrun again /bin/false --no-gpu && grep -q " 0 to grade" "$LOG/class-ng-again.log" &&
+        ok "class: a no-gpu record is left alone by another run without a GPU" || bad "class: a run without a GPU graded a no-gpu record again (log: $LOG/class-ng-again.log)"
+    ngrun gpu /bin/true && grep -q " 1 to grade" "$LOG/class-ng-gpu.log" && [ "$(awk -F, '$1 == "ref01" { print $5 }' "$cls/ng-out/gradebook.csv")" = graded ] &&
+        ok "class: a no-gpu record is graded again by the next run with a GPU" || bad "class: the run with a GPU did not grade the no-gpu record again (log: $LOG/class-ng-gpu.log)"
+    # --out that cannot be written: one line, exit 2
+    : >"$cls/a-file"
+    for o in /proc/xferlab-nope "$cls/a-file" "$cls/a-file/below"; do
+        python3 grader/class/class.py "$subs" --out "$o" $nogpu >"$LOG/class-badout.log" 2>&1
+        rc=$?
+        [ $rc = 2 ] && [ "$(wc -l <"$LOG/class-badout.log")" = 1 ] && grep -q "^class: --out $o: cannot write results there" "$LOG/class-badout.log" &&
+            ok "class: --out $o: one line, exit 2" || bad "class: --out $o: exit $rc, $(head -c 300 "$LOG/class-badout.log")"
+    done
 else
     bad "class: class.py failed (log: $LOG/class-first.log)"; tail -5 "$LOG/class-first.log" | sed 's/^/        /'
 fi
@@ -206,7 +241,7 @@ if [ -d "$subs/ref01" ]; then
         mkdir -p "$cls/twin$k" && cp -r "$subs/ref01" "$cls/twin$k/" && cp "$subs/hostile-memory_01.cu" "$subs/hostile-hang_01.cu" "$cls/twin$k/"
     done
     for k in 1 2; do
-        XL_NO_GPU=1 python3 grader/class/class.py "$cls/twin$k" --out "$cls/twin-out$k" --timeout 15 --mem 2G --disk 256M >"$LOG/class-twin$k.log" 2>&1 &
+        XL_NO_GPU=1 python3 grader/class/class.py "$cls/twin$k" --out "$cls/twin-out$k" --timeout 15 --mem 2G --disk 256M --no-gpu >"$LOG/class-twin$k.log" 2>&1 &
     done
     wait
     read -r p1 s1 <<<"$(awk -F, '$1 == "ref01" { print $3, $5 }' "$cls/twin-out1/gradebook.csv" 2>/dev/null)"
@@ -215,7 +250,7 @@ if [ -d "$subs/ref01" ]; then
     m2=$(awk -F, '$1 == "hostile-memory" { print $5 }' "$cls/twin-out2/gradebook.csv" 2>/dev/null)
     h1=$(awk -F, '$1 == "hostile-hang" { print $5 }' "$cls/twin-out1/gradebook.csv" 2>/dev/null)
     h2=$(awk -F, '$1 == "hostile-hang" { print $5 }' "$cls/twin-out2/gradebook.csv" 2>/dev/null)
-    if [ "$s1 $s2 $m1 $m2 $h1 $h2" = "graded graded stopped stopped stopped stopped" ] && [ "$p1" = "$p2" ]; then
+    if [ "$s1 $s2 $m1 $m2 $h1 $h2" = "no-gpu no-gpu stopped stopped stopped stopped" ] && [ "$p1" = "$p2" ]; then
         ok "class: two runs at once each grade their own (reference $p1 points in both; each hang and memory hog stopped by its own run)"
     else bad "class: two runs at once: reference $p1 $s1 / $p2 $s2, memory hog $m1 / $m2, hang $h1 / $h2 (logs: $LOG/class-twin1.log, twin2)"; fi
 fi
@@ -236,9 +271,9 @@ else
     slurmrun() {
         local name=$1; shift
         SLURM_CONF=$cls/slurm/slurm.conf python3 grader/class/class.py "$small" --out "$cls/sl-out" --slurm --slurm-args "" \
-            --timeout $tmo --mem 2G --disk 256M "$@" >"$LOG/slurm-$name.log" 2>&1
+            --timeout $tmo --mem 2G --disk 256M --no-gpu "$@" >"$LOG/slurm-$name.log" 2>&1
     }
-    python3 grader/class/class.py "$small" --out "$cls/local-out" --timeout $tmo --mem 2G --disk 256M >"$LOG/slurm-local-run.log" 2>&1
+    python3 grader/class/class.py "$small" --out "$cls/local-out" --timeout $tmo --mem 2G --disk 256M $nogpu >"$LOG/slurm-local-run.log" 2>&1
     if slurmrun first && grep -q "sbatch --wait .*--array=0-3 " "$LOG/slurm-first.log" && [ "$(ls "$cls/sl-out/slurm/"task-*.log | wc -l)" = 4 ]; then
         ok "slurm: one sbatch job array of 4 tasks, one per submission, each with its log"
         if diff <(cut -d, -f1-5 "$cls/local-out/gradebook.csv") <(cut -d, -f1-5 "$cls/sl-out/gradebook.csv") >"$LOG/slurm-diff.log"; then

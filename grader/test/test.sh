@@ -243,6 +243,12 @@ for ex in $B/bin/*-explore; do
         check_cli 2 "--min 1M --max 4K" --min 1M --max 4K
     fi
     XL_NO_GPU_FOR_CLI=1 check_cli 3 "without a GPU"
+    for o in --max --alloc-max --total; do # a size below an option's least is told as --help tells sizes, not in bytes
+        "$ex" --help | grep -q -- "$o " || continue
+        out=$("$ex" $o 1 2>&1 >/dev/null)
+        case $out in *"at least "*) printf '%s\n' "$out" | grep -Eq '[0-9]{5,} bytes' && bad "$name $o 1: a size in raw bytes: $out" ||
+            ok "$name $o 1: the least size as --help writes sizes: '$out'" ;; esac
+    done
     if "$ex" --help | grep -q -- '--csv'; then ok "$name --help"; else bad "$name --help"; fi
 done
 
@@ -281,6 +287,25 @@ if make -n --no-print-directory grade LAB="1 $second" IMPL=solution 2>/dev/null 
     make -n --no-print-directory grade LAB="1 $second" IMPL=solution 2>/dev/null | grep -q 'bin=build/bin/$l-grade-solution;'; then
     ok "make grade LAB='1 $second' IMPL=solution grades the two references"
 else bad "make grade LAB='1 $second' did not grade those two"; fi
+
+echo "-- graders: an output file that cannot be written, or a --filter that matches nothing, is one line and exit 2"
+g01=$B/bin/01-pageable-copy-grade
+check_line() { # WANT_RC WHAT CMD... - CMD says exactly one line (stdout and stderr together) and exits WANT_RC
+    local want=$1 what=$2 out rc; shift 2
+    out=$("$@" 2>&1); rc=$?
+    if [ $rc = "$want" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ -n "$out" ]; then ok "$what: exit $rc, '$out'"
+    else bad "$what: exit $rc (want $want), said: $out"; fi
+}
+check_line 2 "grader --json into a folder that does not exist" env XL_NO_GPU=1 $g01 --json=/nonexistent-xferlab/dir/out.json
+check_line 2 "grader --xml naming a folder" env XL_NO_GPU=1 $g01 --xml=/tmp
+check_line 2 "grader --filter matching no test" env XL_NO_GPU=1 $g01 --filter=nosuch
+# grading lab 01's unfinished CSV writer leaves no folder in /tmp
+before=$(ls -d /tmp/xferlab-csv-* 2>/dev/null | wc -l)
+XL_NO_GPU=1 grade $g01 skeleton-csv --filter='sweep/csv_file'
+after=$(ls -d /tmp/xferlab-csv-* 2>/dev/null | wc -l)
+[ "$(count "$LOG/skeleton-csv/points.tsv" failed)" = 1 ] && [ "$after" = "$before" ] &&
+    ok "grader: lab 01's skeleton fails sweep.csv_file and leaves no /tmp/xferlab-csv-* folder" ||
+    bad "grader: /tmp/xferlab-csv-* folders $before before, $after after grading the skeleton's sweep.csv_file (log: $LOG/skeleton-csv.log)"
 
 echo "-- Gradescope: the autograder zip, run against a fake /autograder tree (no GPU)"
 if [ ! -d grader/class/gradescope ]; then skipped "gradescope: for course staff; a student tree does not have it"; else
@@ -389,6 +414,23 @@ fi
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
 elif [ -f grader/test/class.sh ]; then . grader/test/class.sh; fi
 
+echo "-- staff scripts: bad input gives one line and a non-zero exit; what make doctor checks"
+check_line 2 "passed.sh without arguments" grader/class/passed.sh
+check_line 2 "passed.sh with one argument" grader/class/passed.sh 01
+# make doctor where pandoc and weasyprint are missing (a PATH of the few tools it runs): an info line each with the
+# command that adds it (sudo only when not root), and they do not change its verdict
+dbin=$(mktemp -d /tmp/xferlab-doctor.XXXXXX)
+for t in nvcc nvidia-smi pkg-config gnuplot sed head id dirname; do ! command -v $t >/dev/null || ln -s "$(command -v $t)" "$dbin/$t"; done
+full=$(bash grader/scripts/doctor.sh 2>&1 | tail -1)
+PATH=$dbin "$BASH" grader/scripts/doctor.sh >"$LOG/doctor-nodocs.log" 2>&1
+sudo_word=sudo\ ; [ "$(id -u)" != 0 ] || sudo_word=''
+if grep -q "^  info     pandoc     missing, so no make docs (grading does not need it): ${sudo_word}apt-get install pandoc$" "$LOG/doctor-nodocs.log" &&
+    grep -q "^  info     weasyprint missing, so no make docs (grading does not need it): ${sudo_word}apt-get install weasyprint$" "$LOG/doctor-nodocs.log" &&
+    { [ -n "$sudo_word" ] || ! grep -q sudo "$LOG/doctor-nodocs.log"; } && [ "$(tail -1 "$LOG/doctor-nodocs.log")" = "$full" ]; then
+    ok "doctor: pandoc and weasyprint missing: an info line each with the command$([ -n "$sudo_word" ] || echo ', no sudo as root'), the verdict unchanged"
+else bad "doctor: without pandoc and weasyprint (log: $LOG/doctor-nodocs.log)"; fi
+rm -rf "$dbin"
+
 # ===== Stability, docs and charts =====
 echo "-- make stability: the reference graded again and again, each threshold's margin"
 if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course staff; a student tree does not have it"; else
@@ -397,10 +439,18 @@ if [ ! -f grader/scripts/stability.py ]; then skipped "stability: for course sta
         ok "stability: lab 01, 2 runs: $(grep -m1 'full points' "$LOG/stability.log")"
     else bad "stability: make stability LAB=01 N=2 (log: $LOG/stability.log)"; fi
     # the script's own mechanics (a limit, resuming, a report it cannot read) grade the CPU tests only: quick on a GPU host
+    cp build/stability/01-pageable-copy.txt "$LOG/stability-earlier.txt" 2>/dev/null
+    rm -f build/stability/01-pageable-copy.previous.* build/stability/01-pageable-copy-runs.previous.tsv
     if XL_NO_GPU=1 make -s stability LAB=01 N=500 MINUTES=0 >"$LOG/stability-minutes.log" 2>&1 &&
         grep -q "stopped at the 0-minute limit: 1 of the 500 runs asked.*full points in 1 of 1 runs" "$LOG/stability-minutes.log"; then
         ok "stability: MINUTES=0 stops after one run of the 500 asked, and says so"
     else bad "stability: MINUTES=0 did not stop after one run (log: $LOG/stability-minutes.log)"; fi
+    # without RESUME=1 the earlier report is kept beside the new one, and a line says so
+    if [ "$(grep -c "^stability: the earlier report is kept beside the new one: 01-pageable-copy.previous.txt, 01-pageable-copy.previous.tsv, 01-pageable-copy-runs.previous.tsv$" "$LOG/stability-minutes.log")" = 1 ] &&
+        cmp -s build/stability/01-pageable-copy.previous.txt "$LOG/stability-earlier.txt" &&
+        [ -s build/stability/01-pageable-copy-runs.previous.tsv ] && ! cmp -s build/stability/01-pageable-copy.txt "$LOG/stability-earlier.txt"; then
+        ok "stability: a new report keeps the earlier one as 01-pageable-copy.previous.* and says so in one line"
+    else bad "stability: the earlier report was not kept as .previous (log: $LOG/stability-minutes.log)"; fi
     # resume: planted tables of 5 runs (4 with full points, one measurement) and one more run to make 6
     printf 'runs\tfull_points\n5\t4\n' >build/stability/01-pageable-copy-runs.tsv
     printf 'run\tcheck\tlabel\tattempt\tratio\tneed\tat_least\tfigures\n2\tz.planted\tplanted figure\t1\t0.9\t0.5\t1\tplanted\n' \
@@ -471,6 +521,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     mkdir -p $B/data && cp refdata/01-pageable-copy/h200.csv $B/data/01-pageable-copy-brought.csv
     cp refdata/05-stream-pipelining/h200.csv $B/data/05-stream-pipelining-brought.csv
     cp refdata/05-stream-pipelining/h200-timeline.csv $B/data/05-stream-pipelining-brought-timeline.csv
+    printf 'direction,bytes\nH2D,abc\nnot a row\n' >$B/data/01-pageable-copy-garbled.csv # charted beside them, it cannot be
     if XL_NO_GPU=1 XL_PLOTS_OUT=$LOG/plots-data plots/render.sh >"$LOG/plots-data.log" 2>&1 &&
         grep -q '</svg>' "$LOG/plots-data/01-pageable-bandwidth-brought.svg" 2>/dev/null; then
         ok "charts: a CSV put in build/data/ as NN-slug-NAME.csv is charted as NN-chart-NAME"
@@ -480,7 +531,11 @@ if command -v gnuplot >/dev/null 2>&1; then
         ! ls "$LOG"/plots-data/*brought-timeline* >/dev/null 2>&1; then
         ok "charts: NAME-timeline.csv beside NAME.csv is drawn as NAME's timeline chart, not charted on its own"
     else bad "charts: build/data/05-stream-pipelining-brought{,-timeline}.csv were not charted together (log: $LOG/plots-data.log)"; fi
-    rm -f $B/data/01-pageable-copy-brought.csv $B/data/05-stream-pipelining-brought.csv $B/data/05-stream-pipelining-brought-timeline.csv
+    if [ "$(grep -c garbled "$LOG/plots-data.log")" = 1 ] && grep -q "^plots: $B/data/01-pageable-copy-garbled.csv skipped: gnuplot cannot chart it" "$LOG/plots-data.log" &&
+        ! ls "$LOG"/plots-data/*garbled* >/dev/null 2>&1 && ! find "$LOG/plots-data" -size 0 | grep -q .; then
+        ok "charts: a CSV gnuplot cannot chart gets one line naming it, no chart file, and the others are drawn (exit 0)"
+    else bad "charts: the garbled CSV in build/data/ (log: $LOG/plots-data.log)"; fi
+    rm -f $B/data/01-pageable-copy-garbled.csv $B/data/01-pageable-copy-brought.csv $B/data/05-stream-pipelining-brought.csv $B/data/05-stream-pipelining-brought-timeline.csv
 else
     skipped "charts: gnuplot is not installed"
 fi

@@ -95,11 +95,12 @@ static const char *method_name[M_COUNT] = {"malloc + touch", "lab_pinned_alloc",
 static void time_allocs(size_t bytes, int reps, xl_timing t[M_COUNT])
 {
     double ms[M_COUNT][100];
+    char sz[32];
     for (int r = 0; r < reps; r++) {
         double t0 = xl_now_ms();
         char *p = malloc(bytes);
         if (!p)
-            xl_fail("malloc of %zu bytes failed", bytes);
+            xl_fail("malloc of %s failed", xl_format_size(bytes, sz, sizeof sz));
         memset(p, 1, bytes); /* malloc alone reserves address space; the pages appear when touched */
         ms[M_MALLOC][r] = xl_now_ms() - t0;
         t0 = xl_now_ms();
@@ -113,7 +114,7 @@ static void time_allocs(size_t bytes, int reps, xl_timing t[M_COUNT])
         void *q = lab_pinned_alloc(bytes);
         ms[M_PINNED][r] = xl_now_ms() - t0;
         if (!q)
-            xl_fail("lab_pinned_alloc of %zu bytes failed", bytes);
+            xl_fail("lab_pinned_alloc of %s failed", xl_format_size(bytes, sz, sizeof sz));
         t0 = xl_now_ms();
         lab_pinned_free(q);
         ms[M_FREEHOST][r] = xl_now_ms() - t0;

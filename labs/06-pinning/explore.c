@@ -94,8 +94,9 @@ static void measure_way(int w, size_t bytes, int reps, void *dev, way_figures *f
         if (xl_mem_reset_peak() != 0 || xl_mem_read(&before) != 0)
             xl_fail("cannot read or reset this process's memory figures (/proc/self)");
         double t0 = xl_now_ms();
+        char sz[32];
         if (ways[w].pin(bytes, fill, NULL, &b) != 0)
-            xl_fail("%s of %zu bytes failed (see its message above)", ways[w].name, bytes);
+            xl_fail("%s of %s failed (see its message above)", ways[w].name, xl_format_size(bytes, sz, sizeof sz));
         ms[r] = xl_now_ms() - t0;
         if (xl_mem_read(&after) != 0)
             xl_fail("cannot read this process's memory figures (/proc/self)");
