@@ -34,7 +34,7 @@ XL_LAB("04", "double-buffering");
 #define SLOW_MS 25.0              /* one batch's stream held up this long after its kernel: its copy back comes
                                      after every later batch's */
 #define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
-#define MAX_BATCHES (2 * MAX_DEPTH + 1)
+#define MAX_BATCHES (3 * MAX_DEPTH + 1)
 #define OTHER_NS 300000000ull     /* an unrelated 300 ms kernel on another stream */
 #define NARROW_MS 150.0
 #define REFILL_HOLD_MS 60.0       /* pipe.early_refill: batch 0's stream held up this long after its kernel */
@@ -90,7 +90,7 @@ static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *
         const char *hint = "";
         if (poisoned && i == slow)
             hint = ": it never arrived. The kit held this batch's stream up 25 ms after its kernel, so it finished "
-                   "after every later batch, and lab_pipe_run returned before it. Batches on different streams "
+                   "after later batches, and lab_pipe_run returned before it. Batches on different streams "
                    "finish in any order: before returning, wait for every slot's stream (or an event after each "
                    "slot's last copy back), not only the last batch's";
         else if (i == slow)
@@ -99,6 +99,10 @@ static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *
         else if (poisoned)
             hint = ": it never arrived (results[i] still holds the poison; did lab_pipe_run return before the last "
                    "copies back had finished?)";
+        else if (slow >= 0 && i > slow)
+            hint = ": an earlier batch's stream was held up 25 ms after its kernel, so the copies queued behind it on "
+                   "that stream ran late. Was this batch's host buffer refilled before its copy in had read it? Wait "
+                   "for an event recorded on the stream that made that copy, right after it";
         cr_assert(got.sum == want.sum && got.sumsq == want.sumsq,
                   "%s: batch %d of %d has a wrong result (sum %llx, expected %llx)%s", what, i, j->batches, got.sum,
                   want.sum, hint);
@@ -241,13 +245,17 @@ typedef struct {
     int batches; /* a multiple of the depth, plus this */
     int times;   /* times the depth */
     int items;   /* 0: the pipe's max_items, 1: random below it, 2: one item */
+    int slow;    /* at depth 2 and more, a batch held up 25 ms: 0 none, 1 one of the last d but the last (it finishes
+                    last), 2 one of batches 1 to d - 1 (its slot is used twice after it, its stream is not batch 0's) */
 } exact_run;
 
 XL_TEST(results, exact, 15, XL_GPU,
         "every result is exact when lab_pipe_run returns: depths 1 to 8, pipes of random sizes given as many items or "
-        "fewer, batch counts at and beside multiples of the depth, one batch finishing last", 30)
+        "fewer, batch counts at and beside multiples of the depth, one batch finishing last, one early batch held up "
+        "while its slot is reused", 30)
 {
-    static const exact_run runs[] = {{-1, 1, 1}, {0, 1, 0}, {1, 1, 2}, {-1, 2, 0}, {0, 2, 1}, {1, 2, 0}};
+    static const exact_run runs[] = {{-1, 1, 1, 0}, {0, 1, 0, 0}, {1, 1, 2, 0}, {-1, 2, 0, 0},
+                                     {0, 2, 1, 0},  {1, 2, 0, 1}, {1, 3, 1, 2}};
     const int nruns = (int)(sizeof runs / sizeof runs[0]);
     int edge = (int)kit_rand_int(1, MAX_DEPTH); /* this depth's pipe holds 1 item: the contract's least */
     lab_result *res = pinned_results(MAX_BATCHES + 2), want[MAX_BATCHES];
@@ -262,14 +270,17 @@ XL_TEST(results, exact, 15, XL_GPU,
                            : runs[r].items == 1 ? (size_t)kit_rand_int(1, (long)max_items - 1)
                                                 : 1;
             wl_create(&w, items, 0, 0, 0); /* fresh data for every run */
-            if (depth >= 2 && r == nruns - 1) { /* 2d + 1 batches: one of the last d but the last finishes last */
-                slow = batches - 1 - (int)kit_rand_int(1, depth - 1);
+            if (depth >= 2 && runs[r].slow) {
+                slow = runs[r].slow == 1 ? batches - 1 - (int)kit_rand_int(1, depth - 1) : (int)kit_rand_int(1, depth - 1);
                 wl_slow_batch(&w, slow, SLOW_MS);
             }
             lab_job j = wl_job(&w, batches, res);
             wl_expected_all(&w, batches, want); /* before the run: the results are read the moment it returns */
+            char held[48] = "";
+            if (slow >= 0)
+                snprintf(held, sizeof held, " (batch %d held up 25 ms)", slow);
             snprintf(what, sizeof what, "depth %d, a pipe of %zu items, %d batches of %zu items%s", depth, max_items,
-                     batches, items, slow >= 0 ? " (one batch held up 25 ms)" : "");
+                     batches, items, held);
             xl_poison(res, (MAX_BATCHES + 2) * sizeof(lab_result));
             run_poisoned(p, &j);
             expect_results(&w, &j, want, slow, what);

@@ -159,6 +159,33 @@ void kit_expect_released(kit_held before, const char *what)
               "matching destroy/free", what, grew);
 }
 
+/* expect_no_heap_leak - the full attempt again, in two rounds of KIT_REPEAT_MIN to KIT_REPEAT_MAX calls; fails when
+ * the host heap grew by more than KIT_HEAP_PER_CALL a call in both rounds (once can be the CUDA runtime growing a
+ * table of its own; a leak in every call grows both) */
+static void expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *what)
+{
+    double t0 = xl_now_ms();
+    cr_assert(attempt(ctx) == 0, "%s failed when called again (see its message above)", what);
+    double one = xl_now_ms() - t0;
+    int reps = one * KIT_REPEAT_MAX <= KIT_REPEAT_MS ? KIT_REPEAT_MAX
+               : one * KIT_REPEAT_MIN >= KIT_REPEAT_MS ? KIT_REPEAT_MIN
+                                                        : (int)(KIT_REPEAT_MS / one);
+    size_t grew[2];
+    for (int r = 0; r < 2; r++) {
+        size_t h0 = heap_now();
+        for (int i = 0; i < reps; i++)
+            cr_assert(attempt(ctx) == 0, "%s failed when called again (see its message above)", what);
+        size_t h1 = heap_now();
+        grew[r] = h1 > h0 ? h1 - h0 : 0;
+    }
+    size_t bar = (size_t)reps * KIT_HEAP_PER_CALL;
+    cr_assert(grew[0] <= bar || grew[1] <= bar,
+              "%s and its destroy, called %d times and %d times more, left the host heap %zu and then %zu bytes larger "
+              "(about %zu bytes a call): something it mallocs (a struct, an array of buffers, streams or events) is "
+              "not freed by its destroy",
+              what, reps, reps, grew[0], grew[1], (grew[0] + grew[1]) / (2 * (size_t)reps));
+}
+
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
 {
     char w[320];
@@ -170,6 +197,7 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
         xl_fail_create_after(-1);
         if (!fired) {
             cr_assert(failed == 0, "%s failed although all its %ld creates succeeded (see its message above)", what, k);
+            expect_no_heap_leak(attempt, ctx, what);
             return k;
         }
         cudaError_t left = cudaGetLastError();

@@ -73,6 +73,12 @@ typedef struct {
 /* A call may leave this much more host heap in use (the CUDA runtime's own lazy setup); a host buffer of a
  * test's size that was never freed is larger. */
 #define KIT_HEAP_SLACK ((size_t)4 << 20)
+/* A create and its destroy, repeated, may leave at most this many bytes a call on the host heap: the smallest
+ * block malloc hands out is 32 bytes, so a struct or array that is never freed leaves more. */
+#define KIT_HEAP_PER_CALL 16
+#define KIT_REPEAT_MIN 8    /* repeats in each of the two rounds of that check: at least, */
+#define KIT_REPEAT_MAX 64   /* at most, */
+#define KIT_REPEAT_MS 150.0 /* and about this long a round */
 
 /* kit_held_now - the counts now */
 kit_held kit_held_now(void);
@@ -87,7 +93,9 @@ void kit_expect_released(kit_held before, const char *what);
  * until it makes all its creates without a failure. attempt returns 1 when the call under test reported the
  * failure (NULL, -1), 0 when it succeeded (it then releases what it got). Each failed attempt must report the
  * failure, hold nothing afterwards and leave no CUDA error for the next check to find; the full attempt must
- * succeed. what names the call. Returns how many creates the full attempt made. */
+ * succeed, and repeated in two rounds it must not grow the host heap by more than KIT_HEAP_PER_CALL a call in both
+ * (memory it mallocs that its destroy does not free: each call's is small, so the calls are repeated). what names
+ * the call. Returns how many creates the full attempt made. */
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what);
 
 /* kit_expect_not_write_combined - fails when the page-locked p was allocated write-combined

@@ -26,7 +26,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 fi
 
 # ===== A class of planted submissions =====
-echo "-- grading a class (make class): isolation, limits, gradebook, resume, the same points twice"
+section "grading a class (make class): isolation, limits, gradebook, resume, the same points twice"
 class_gpu=$gpu_rc
 [ "${XL_CLASS_GPU:-$class_alone}" = 1 ] || class_gpu=1
 class_no_gpu_was=${XL_NO_GPU-unset}
@@ -131,7 +131,8 @@ if classrun first; then
         read -r p st <<<"$(pointsof hostile-vandal 01-pageable-copy)"
         if [ -f Makefile ] && [ ! -e xferlab-pwned ] && [ "$(head -c 7 "$cls/out/gradebook.csv")" = "student" ] && [ "$p" = "$refp" ]; then
             ok "class: hostile vandal (deletes the kit, the results, the others): nothing outside its copy changed; graded $p like the reference"
-        else bad "class: hostile vandal: Makefile $([ -f Makefile ] && echo kept || echo DELETED), pwned file $([ -e xferlab-pwned ] && echo WRITTEN || echo absent), its points $p $st"; fi
+        else bad "class: hostile vandal: Makefile $([ -f Makefile ] && echo kept || echo DELETED), pwned file $([ -e xferlab-pwned ] && echo WRITTEN || echo absent), its points $p $st"
+            tail -n 8 "$cls/out/results/hostile-vandal/01-pageable-copy/log.txt" 2>/dev/null | sed 's/^/        /'; fi
     else skipped "class: isolation from the kit's files needs root (each submission its own user id); the vandal was not run"; fi
     # resume: nothing graded again; --force: the same points for every submission
     cp "$cls/out/gradebook.csv" "$cls/first.csv"
@@ -256,7 +257,7 @@ if [ -d "$subs/ref01" ]; then
 fi
 
 # ===== On Slurm =====
-echo "-- grading a class on Slurm (a single-node cluster started here, no GPU): job array, merge, resume"
+section "grading a class on Slurm (a single-node cluster started here, no GPU): job array, merge, resume"
 if [ "$(id -u)" != 0 ] || ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
     skipped "slurm: needs root and Debian's slurm-wlm and munge (sudo apt-get install slurm-wlm munge)"
 elif ! grader/class/slurm-local.sh start "$cls/slurm" >"$LOG/slurm-start.log" 2>&1; then

@@ -8,7 +8,7 @@
 # sample of 4 mutants per lab (the labs of XL_TEST_LABS): each must be killed or listed as equivalent.
 # Logs go to $LOG/mutate-*.
 
-echo "-- generated mutants (grader/mutate/)"
+section "generated mutants (grader/mutate/)"
 mut_py=/usr/bin/python3
 mut_out=$B/mutate
 

@@ -5,6 +5,16 @@ pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); printf '  ok    %s\n' "$*"; }
 bad() { fail=$((fail + 1)); printf '  FAIL  %s\n' "$*"; }
 skipped() { skip=$((skip + 1)); printf '  SKIP  %s\n' "$*"; }
+# section WHAT - starts a part of the report ("-- WHAT"); the seconds the part before it took go to
+# $LOG/sections.tsv. sections_report prints them, longest first, and ends the last part
+section_name='' section_start=$SECONDS
+section() { section_end; section_name=$*; section_start=$SECONDS; printf -- '-- %s\n' "$*"; }
+section_end() { [ -z "$section_name" ] || printf '%s\t%s\n' $((SECONDS - section_start)) "${section_name%%:*}" >>"$LOG/sections.tsv"; section_name=''; }
+sections_report() {
+    section_end
+    echo "time by section (s):"
+    sort -t"$(printf '\t')" -k1,1nr "$LOG/sections.tsv" | awk -F'\t' '{ printf "  %5d  %s\n", $1, $2 }'
+}
 # grade BIN NAME [ARGS...] - runs a grader (with ARGS, e.g. --filter=...), results into $LOG/NAME/; its output
 # into $LOG/NAME.log
 grade() {
