@@ -186,14 +186,54 @@ static void others_unsound(void)
     }
 }
 
+/* next_check - the name of this test's next timed check, into check: suite.name, then suite.name#2, #3 ... */
+static void next_check(char *check, size_t len)
+{
+    static int checks; /* timed checks made so far in this test's process */
+    if (++checks > 1)
+        snprintf(check, len, "%s#%d", current_test, checks);
+    else
+        snprintf(check, len, "%s", current_test);
+}
+
+/* not_graded - ends the test as NOT GRADED: what could not be measured soundly, why, and the figures */
+static void not_graded(const char *what, const char *why, const char *figures)
+{
+    char text[3072];
+    snprintf(text, sizeof text,
+             "NOT GRADED: %s could not be measured soundly: %s. It earns nothing in this run and is not a failure: "
+             "grade again when the GPU is idle (nvidia-smi lists what runs on it).\n%s",
+             what, why, figures);
+    write_token("ungraded", text);
+    cr_skip_test("not graded: %s", why);
+}
+
+void xl_timed_check(double value, xl_need need, const char *label, const char *fmt, ...)
+{
+    char check[300], figures[64], msg[2048], bar[64], what[320];
+    next_check(check, sizeof check);
+    unsound_why[0] = '\0';
+    int pass = isfinite(value) && (need.at_least ? value >= need.value : value <= need.value);
+    if (!pass)
+        others_unsound();
+    snprintf(figures, sizeof figures, "%.4g", value);
+    log_ratio(check, 1, value, need, label, unsound_why, figures);
+    if (pass)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(what, sizeof what, "%s (%s)", label, xl_need_text(need, bar, sizeof bar));
+    if (unsound_why[0])
+        not_graded(what, unsound_why, msg);
+    cr_fatal("%s", msg);
+}
+
 void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *name)
 {
-    static int checks; /* ratio checks made so far in this test's process */
     char all[2048] = "", figures[512], why[512] = "", check[300], bar[64], what[320];
-    if (++checks > 1)
-        snprintf(check, sizeof check, "%s#%d", current_test, checks);
-    else
-        snprintf(check, sizeof check, "%s", current_test);
+    next_check(check, sizeof check);
     snprintf(what, sizeof what, "%s (%s)", name, xl_need_text(need, bar, sizeof bar));
     for (int attempt = 1; attempt <= 3; attempt++) {
         double ratio = 0;
@@ -216,15 +256,8 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
         if (unsound_why[0] && !why[0])
             snprintf(why, sizeof why, "%s", unsound_why);
     }
-    if (why[0]) { /* the measurement, not the code, is in doubt: neither pass nor fail */
-        char text[3072];
-        snprintf(text, sizeof text,
-                 "NOT GRADED: %s could not be measured soundly: %s. It earns nothing in this run and is not a failure: "
-                 "grade again when the GPU is idle (nvidia-smi lists what runs on it).\n%s",
-                 what, why, all);
-        write_token("ungraded", text);
-        cr_skip_test("not graded: %s", why);
-    }
+    if (why[0]) /* the measurement, not the code, is in doubt: neither pass nor fail */
+        not_graded(what, why, all);
     cr_fatal("%s: below the threshold in 3 fresh measurements:\n%s", what, all);
 }
 

@@ -77,6 +77,7 @@ typedef struct {
 #define XL_AT_LEAST_X(x) ((xl_need){(x), 1, "x"})
 #define XL_AT_LEAST(v) ((xl_need){(v), 1, ""})
 #define XL_AT_MOST_X(x) ((xl_need){(x), 0, "x"})
+#define XL_AT_MOST(v) ((xl_need){(v), 0, ""})
 /* xl_need_text - "need >= 90%" (or "need <= 1.5x", "need >= 0.8") into buf; buf */
 const char *xl_need_text(xl_need need, char *buf, size_t len);
 /* xl_ratio_check - a speed check measured up to three times: measure() fills *ratio and a line of figures;
@@ -85,6 +86,13 @@ const char *xl_need_text(xl_need need, char *buf, size_t len);
  * name, suite.name, with "#2", "#3" for a test's second and third checks. */
 typedef void (*xl_measure_fn)(void *ctx, double *ratio, char *figures, size_t len);
 void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *what);
+/* xl_timed_check - a check of one timed figure that is not measured again (how long a call took beside the
+ * kit's own kernel; a timer's reading against the kit's): passes when value meets need; otherwise NOT GRADED when
+ * another process used the GPU (its work, not the code under test, may be what was timed), else fails with the
+ * message (printf format). Logged like a ratio check's attempt (label names the figure), so make stability gives
+ * its margin and make test grades the mutants aimed at it alone. */
+void xl_timed_check(double value, xl_need need, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* xl_measure_unsound - inside a measure function: this attempt's figures cannot be trusted (printf format: why,
  * e.g. the kit's own baseline moved between its repetitions, or a result outside physical bounds). Such an
  * attempt never passes and never fails: when no attempt passed and any was unsound, or another process used the

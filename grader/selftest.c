@@ -136,3 +136,14 @@ XL_TEST(model, ratio_nan, 1, XL_CPU, "a ratio that is not a number is not graded
 {
     xl_ratio_check(not_a_number, NULL, XL_AT_LEAST(0.8), "nan");
 }
+
+XL_TEST(model, timed_within, 1, XL_CPU, "a timed figure within its bar passes, both kinds of bar", 5)
+{
+    xl_timed_check(40.0, XL_AT_MOST(150.0), "a planted time (ms)", "planted time %.0f ms", 40.0);
+    xl_timed_check(0.95, XL_AT_LEAST(0.9), "a planted reading", "planted reading %.2f", 0.95);
+}
+
+XL_TEST(model, timed_over, 1, XL_CPU, "a timed figure past its bar, with no other process on the GPU, fails", 5)
+{
+    xl_timed_check(305.0, XL_AT_MOST(150.0), "a planted time (ms)", "planted time %.0f ms over its bar", 305.0);
+}

@@ -77,6 +77,8 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     expect model.ratio_unsound 0 ungraded "a low ratio from an unsound measurement (the kit's baseline moved) is NOT GRADED, not failed"
     expect model.ratio_impossible_then_true 2 passed "an impossible figure (above its bound) never passes; the true one after it does"
     expect model.ratio_nan 0 ungraded "a ratio that is not a number is NOT GRADED"
+    expect model.timed_within 1 passed "a timed figure within its bar (at most, at least) passes"
+    expect model.timed_over 0 failed "a timed figure past its bar fails (no other process on the GPU)"
     if [ "$(grep -E '^model\.ratio_(low|retry)	' "$LOG/selftest-ratios.tsv" | cut -f1-4,6,7 | sort | tr '\t\n' '|;')" = "model.ratio_low|1|0.5|0.8|low|always 0.5;model.ratio_low|2|0.5|0.8|low|always 0.5;model.ratio_low|3|0.5|0.8|low|always 0.5;model.ratio_retry|1|0.5|0.8|rising|call 1 of rising;model.ratio_retry|2|0.9|0.8|rising|call 2 of rising;" ] &&
         [ "$(grep -c '^model\.ratio_unsound	.*	NOT SOUND (the planted baseline moved from 1 to 3' "$LOG/selftest-ratios.tsv")" = 3 ]; then
         ok "grading model: XL_RATIO_LOG gets one line per measurement, keyed by the test's name, with its bar, label and figures, an unsound one marked NOT SOUND"
@@ -91,15 +93,15 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     json=$LOG/selftest/results.json
     for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' 'below the threshold in 3 fresh' \
         'NOT GRADED: unsound (need >= 0.8) could not be measured soundly' '2 speed tests were NOT GRADED' \
-        'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result'; do
+        'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result' 'planted time 305 ms over its bar'; do
         if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
     done
     if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==8 and d["max_score"]==32 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
-            ok "grading model: results.json is valid Gradescope JSON (score 8 of 32; the hidden test marked hidden)"
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==9 and d["max_score"]==34 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 9 of 34; the hidden test marked hidden)"
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
-    if grep -q '^lab 00 grading-model: 8/32 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
+    if grep -q '^lab 00 grading-model: 9/34 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
