@@ -74,8 +74,10 @@ typedef struct {
  * test's size that was never freed is larger. */
 #define KIT_HEAP_SLACK ((size_t)4 << 20)
 /* A create and its destroy, repeated, may leave at most this many bytes a call on the host heap: the smallest
- * block malloc hands out is 32 bytes, so a struct or array that is never freed leaves more. */
-#define KIT_HEAP_PER_CALL 16
+ * block malloc hands out is 32 bytes, so a struct or array that is never freed leaves more; the CUDA runtime's own
+ * tables may grow a little as calls repeat (an earlier per-call check saw 17 to 27 bytes a cycle once; this check,
+ * with 16, passed the references of labs 02, 04, 05 and 06 on an H100; 24 keeps a margin). */
+#define KIT_HEAP_PER_CALL 24
 #define KIT_REPEAT_MIN 8    /* repeats in each of the two rounds of that check: at least, */
 #define KIT_REPEAT_MAX 64   /* at most, */
 #define KIT_REPEAT_MS 150.0 /* and about this long a round */
