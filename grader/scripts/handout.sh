@@ -15,6 +15,7 @@ staff_only() {
     grader/test/class.sh | grader/test/mutate.sh | grader/test/hostile/* | docs/check.py) return 0 ;;
     grader/scripts/gpu-session.sh | grader/scripts/handout.sh | grader/scripts/leakcheck.py) return 0 ;;
     grader/scripts/stability.py | grader/scripts/margins.py | grader/scripts/kitlabs.py) return 0 ;;
+    grader/scripts/studentmd.py) return 0 ;;
     esac
     return 1
 }
@@ -28,5 +29,7 @@ while IFS= read -r f; do
     mkdir -p "$tree/$(dirname "$f")" && cp -p "$f" "$tree/$f"
     n=$((n + 1))
 done <<<"$files"
+# its pages say nothing of what only the full kit has (IMPL=solution; grader/scripts/studentmd.py)
+find "$tree" -name '*.md' -print0 | xargs -0 python3 grader/scripts/studentmd.py
 tar czf "$out/xferlab-handout.tar.gz" -C "$out" xferlab
 echo "handout: $tree ($n files) and $out/xferlab-handout.tar.gz; no solutions, mutants or hidden tests"

@@ -367,6 +367,16 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
         if [ ! -e "$ht/solutions" ] && ! find "$ht" -path '*/mutants/*' -o -path '*/hidden/*' -o -path '*/gradescope/*' | grep -q .; then
             ok "handout: no solutions/, mutants, hidden tests or Gradescope scripts"
         else bad "handout: staff-only files in $ht"; fi
+        if ! grep -n -e 'IMPL=solution' -e '<!-- /\{0,1\}staff -->' "$ht/README.md" "$ht"/labs/*/README.md >"$LOG/handout-staff-text.log" &&
+            grep -q 'IMPL=solution' README.md labs/02-*/README.md; then
+            ok "handout: its README and handouts never name IMPL=solution (the full kit's do) and keep no staff markers"
+        else bad "handout: staff text left in the student pages:"; sed 's/^/        /' "$LOG/handout-staff-text.log" | head -5; fi
+        printf 'a <!-- staff -->b\n' >"$LOG/open-span.md"
+        out=$(python3 grader/scripts/studentmd.py "$LOG/open-span.md" 2>&1); rc=$?
+        if [ $rc = 2 ] && [ "$out" = "studentmd: $LOG/open-span.md: a <!-- staff --> span is not closed by <!-- /staff -->" ] &&
+            [ "$(cat "$LOG/open-span.md")" = 'a <!-- staff -->b' ]; then
+            ok "handout: a staff span left open stops make handout with one line, the page untouched"
+        else bad "handout: studentmd.py on an open span: exit $rc, '$out'"; fi
         if python3 grader/scripts/leakcheck.py solutions "$ht" >"$LOG/leakcheck.log" 2>&1; then
             ok "handout: no function body of solutions/ is found in it (grader/scripts/leakcheck.py)"
         else bad "handout: reference code found in it:"; sed 's/^/        /' "$LOG/leakcheck.log" | head -10; fi
