@@ -120,11 +120,12 @@ XL_TEST(timer, waits_for_gpu, 10, XL_GPU,
     cr_assert(sc.calls == 3, "with warmup=0 and reps=3, lab_time_gpu must call the work 3 times; it called it %d times%s",
               sc.calls, sc.calls == 4 ? " (a warm-up run although warmup is 0?)" : "");
     double r = you.median_ms / kit.median_ms;
-    const char *hint = r < 0.5 ? ": does it wait for the stop event (cudaEventSynchronize) before reading the time, and are the "
-                        "events recorded on the stream it was given? (the grader had queued 100 ms of work on the legacy "
-                        "default stream, which that stream does not wait for: an event recorded on stream 0 or "
-                        "cudaStreamPerThread waits for it, the runs do not)"
-                      : "";
+    const char *hint =
+        r < 0.5 ? ": does it wait for the stop event (cudaEventSynchronize) before reading the time, and are the events "
+                  "recorded on the stream it was given? (the grader had queued 100 ms of work on the legacy default "
+                  "stream, which that stream does not wait for: an event recorded on stream 0 or cudaStreamPerThread "
+                  "waits for it, the runs do not)"
+                : "";
     for (int side = 0; side < 2; side++) /* at least 0.9 of the kit's median, then at most 1.1 */
         xl_timed_check(r, side ? XL_AT_MOST(1 + TIMER_WITHIN) : XL_AT_LEAST(1 - TIMER_WITHIN),
                        "your timer's median over the kit's",
@@ -238,8 +239,9 @@ static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int 
               reps, warmup + reps, sc.calls);
     cr_assert(you.reps == reps, "lab_time_gpu(warmup %d, reps %d): out->reps is %d; it must be reps, %d", warmup, reps,
               you.reps, reps);
-    double off = fmax(fabs(you.median_ms - want.median_ms), fmax(fabs(you.min_ms - want.min_ms), fabs(you.max_ms - want.max_ms)));
-    xl_timed_check(off, XL_AT_MOST(STAT_TOL_MS), "the farthest of your median, min and max from the scripted runs' (ms)",
+    double off = fmax(fabs(you.median_ms - want.median_ms),
+                      fmax(fabs(you.min_ms - want.min_ms), fabs(you.max_ms - want.max_ms)));
+    xl_timed_check(off, XL_AT_MOST(STAT_TOL_MS), "your median, min or max, the farthest from the scripted runs' (ms)",
               "lab_time_gpu(warmup %d, reps %d): after %d warm-ups of %.1f ms, runs of %s ms in that order. Their median "
               "is %.2f ms%s, min %.2f, max %.2f; you reported median %.3f, min %.3f, max %.3f ms (need each within "
               "%.2f ms)%s",

@@ -271,7 +271,8 @@ XL_TEST(results, exact, 15, XL_GPU,
                                                 : 1;
             wl_create(&w, items, 0, 0, 0); /* fresh data for every run */
             if (depth >= 2 && runs[r].slow) {
-                slow = runs[r].slow == 1 ? batches - 1 - (int)kit_rand_int(1, depth - 1) : (int)kit_rand_int(1, depth - 1);
+                int k = (int)kit_rand_int(1, depth - 1);
+                slow = runs[r].slow == 1 ? batches - 1 - k : k;
                 wl_slow_batch(&w, slow, SLOW_MS);
             }
             lab_job j = wl_job(&w, batches, res);

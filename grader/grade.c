@@ -186,6 +186,12 @@ static void others_unsound(void)
     }
 }
 
+/* meets - 1 when value meets need (at least or at most its value) */
+static int meets(double value, xl_need need)
+{
+    return need.at_least ? value >= need.value : value <= need.value;
+}
+
 /* next_check - the name of this test's next timed check, into check: suite.name, then suite.name#2, #3 ... */
 static void next_check(char *check, size_t len)
 {
@@ -213,7 +219,7 @@ void xl_timed_check(double value, xl_need need, const char *label, const char *f
     char check[300], figures[64], msg[2048], bar[64], what[320];
     next_check(check, sizeof check);
     unsound_why[0] = '\0';
-    int pass = isfinite(value) && (need.at_least ? value >= need.value : value <= need.value);
+    int pass = isfinite(value) && meets(value, need); /* not a number: a figure the code under test gave, a fail */
     if (!pass)
         others_unsound();
     snprintf(figures, sizeof figures, "%.4g", value);
@@ -242,7 +248,7 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
         measure(ctx, &ratio, figures, sizeof figures);
         if (!isfinite(ratio))
             xl_measure_unsound("the ratio is not a number");
-        int pass = need.at_least ? ratio >= need.value : ratio <= need.value;
+        int pass = meets(ratio, need);
         if (!pass)
             others_unsound();
         log_ratio(check, attempt, ratio, need, name, unsound_why, figures);

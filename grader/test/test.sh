@@ -148,9 +148,9 @@ for lab in labs/[0-9][0-9]-*/; do
         else bad "$slug: the skeleton gets $s of $cpu_max graded points"; fi
     else bad "$slug: skeleton gave no results"; fi
     # planted mutants, each on the tests it names (a planted mistake is proven on its targets; the rest of the
-    # grader is not run again for every mutant). Those aimed at a speed test (the reference's ratio log names them)
-    # are graded one at a time; the others XL_MUTANT_JOBS at a time (default half the cores, 4 to 8), as a correctness check must hold on
-    # a shared GPU anyway
+    # grader is not run again for every mutant). Those aimed at a speed or timed check (the reference's ratio log
+    # names them) are graded one at a time; the others XL_MUTANT_JOBS at a time (default half the cores, 4 to 8), as
+    # a correctness check must hold on a shared GPU anyway
     speed_tests=" $(cut -f1 "$LOG/$slug-ratios.tsv" 2>/dev/null | sed 's/#.*//' | sort -u | tr '\n' ' ') "
     quick=() slow=()
     for mut in grader/mutants/$slug/*.diff; do
