@@ -220,7 +220,7 @@ static void narrow_copy(void *ctx)
     xl_expect_ok(lab_pinned_copy(c->dev, c->host, 1 << 20, LAB_H2D, c->s), "lab_pinned_copy");
 }
 
-XL_TEST(copy, narrow_wait, 5, XL_GPU, "lab_pinned_copy waits for its own stream, not for the whole device", 15)
+XL_TEST(copy, narrow_wait, 5, XL_TIMED, "lab_pinned_copy waits for its own stream, not for the whole device", 15)
 {
     narrow_ctx c = {kit_pinned_alloc(1 << 20), kit_dev_alloc(1 << 20), kit_stream()};
     narrow_copy(&c); /* warm-up */
@@ -299,7 +299,7 @@ static void measure_pinned(void *ctx, double *ratio, char *figures, size_t len)
     }
 }
 
-XL_TEST(copy, pinned_speed, 10, XL_GPU,
+XL_TEST(copy, pinned_speed, 10, XL_TIMED,
         "lab_pinned_copy of 256 MiB reaches " XL_STR(PINNED_NEED) "% of the kit's pinned rate, both directions, and the "
         "timed copies are exact", 30)
 {
@@ -363,7 +363,7 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
     }
 }
 
-XL_TEST(copy, beats_pageable, 5, XL_GPU,
+XL_TEST(copy, beats_pageable, 5, XL_TIMED,
         "your pinned copies of 64 MiB are at least " XL_STR(PAGEABLE_NEED) "x the kit's pageable ones, and exact", 30)
 {
     unsigned char *want = random_host(MID);
@@ -683,7 +683,7 @@ static void measure_loops(void *ctx, double *ratio, char *figures, size_t len)
              naive_ms, you.median_ms, you.min_ms, you.max_ms, *ratio);
 }
 
-XL_TEST(pool, loop_speed, 10, XL_GPU,
+XL_TEST(pool, loop_speed, 10, XL_TIMED,
         "16 transfers of 64 MiB through the pool are at least " XL_STR(POOL_NEED) "x faster than pinning each", 40)
 {
     loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {xl_fresh_seed(), 1}};
@@ -810,7 +810,7 @@ static void measure_trip(void *ctx, double *ratio, char *figures, size_t len)
     XL_CHECK(cudaStreamDestroy(s));
 }
 
-XL_TEST(roundtrip, speed, 10, XL_GPU,
+XL_TEST(roundtrip, speed, 10, XL_TIMED,
         "lab_round_trip of 256 MiB reaches " XL_STR(ROUND_NEED) "% of the kit's pinned round trip, and its timed runs "
         "are exact", 30)
 {

@@ -239,7 +239,7 @@ static void fetch_poisoned(void *ctx)
     xl_expect_ok(lab_fetch(&j), "lab_fetch");
 }
 
-XL_TEST(fetch, narrow_wait, 5, XL_GPU,
+XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
         "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream", 15)
 {
     fetch_run r = {.s = kit_stream()};
@@ -291,7 +291,7 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
              H, G, T, fmin(fmin(t[0], t[1]), t[2]), fmax(fmax(t[0], t[1]), t[2]), *eff, fmax(H, G), H + G);
 }
 
-XL_TEST(fetch, overlap, 10, XL_GPU,
+XL_TEST(fetch, overlap, 10, XL_TIMED,
         "lab_fetch runs 20 ms of host work while the GPU works 40 ms: total near 40 ms, not 60 (overlap at least "
         XL_STR(OVERLAP_NEED) ")", 30)
 {
@@ -506,7 +506,7 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
     XL_CHECK(cudaFree(dev));
 }
 
-XL_TEST(send, narrow_wait, 5, XL_GPU,
+XL_TEST(send, narrow_wait, 5, XL_TIMED,
         "lab_send waits for its own copies only, not for a 300 ms kernel on another stream; batches intact", 15)
 {
     const size_t bytes = 1u << 20;

@@ -390,7 +390,7 @@ static void call_pipe(void *ctx)
     run_poisoned(c->p, &c->j);
 }
 
-XL_TEST(pipe, narrow_wait, 5, XL_GPU,
+XL_TEST(pipe, narrow_wait, 5, XL_TIMED,
         "lab_pipe_run waits for its own work only, not for a 300 ms kernel on another stream", 15)
 {
     wl_ctx w;
@@ -550,22 +550,22 @@ static void check_efficiency(size_t mib, int depth)
     wl_destroy(&c.w);
 }
 
-XL_TEST(speed, double_4mib, 10, XL_GPU, "depth 2, 4 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
+XL_TEST(speed, double_4mib, 10, XL_TIMED, "depth 2, 4 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
 {
     check_efficiency(4, 2);
 }
 
-XL_TEST(speed, double_16mib, 10, XL_GPU, "depth 2, 16 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
+XL_TEST(speed, double_16mib, 10, XL_TIMED, "depth 2, 16 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
 {
     check_efficiency(16, 2);
 }
 
-XL_TEST(speed, double_64mib, 10, XL_GPU, "depth 2, 64 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
+XL_TEST(speed, double_64mib, 10, XL_TIMED, "depth 2, 64 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
 {
     check_efficiency(64, 2);
 }
 
-XL_TEST(speed, triple_16mib, 5, XL_GPU, "depth 3, 16 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
+XL_TEST(speed, triple_16mib, 5, XL_TIMED, "depth 3, 16 MiB batches: overlap efficiency >= " XL_STR(EFF_NEED) " against sequential", 30)
 {
     check_efficiency(16, 3);
 }

@@ -540,7 +540,7 @@ static void run_once(void *ctx)
     xl_expect_ok(lab_pipeline_run(r->p, r->in, r->out, 1u << 20, LAB_DEPTH_FIRST, &r->k), "lab_pipeline_run");
 }
 
-XL_TEST(pipeline, narrow_wait, 5, XL_GPU,
+XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
         "lab_pipeline_run waits for its own streams only, not for a 300 ms kernel on another stream", 15)
 {
     wl_kernel_ctx kc = {0};
@@ -627,7 +627,7 @@ static void measure_kernels_beside(void *ctx, double *share, char *figures, size
     snprintf(figures, len, "kernels beside a copy for %.2f of their %.2f ms", v.kernel_beside_copy_ms, v.kernel_ms);
 }
 
-XL_TEST(overlap, copies_both_ways, 10, XL_GPU,
+XL_TEST(overlap, copies_both_ways, 10, XL_TIMED,
         "traced: copies in and out run at the same time (128 MiB, 16 chunks, 4 streams, depth-first)", 30)
 {
     xl_gpu_info g;
@@ -643,7 +643,7 @@ XL_TEST(overlap, copies_both_ways, 10, XL_GPU,
                    "waited on after every chunk?)");
 }
 
-XL_TEST(overlap, kernels_with_copies, 5, XL_GPU,
+XL_TEST(overlap, kernels_with_copies, 5, XL_TIMED,
         "traced: kernels run while copies run (128 MiB, 16 chunks, 4 streams, depth-first)", 30)
 {
     xl_ratio_check(measure_kernels_beside, NULL, XL_AT_LEAST_PCT(KERNEL_OVERLAP_NEED),
@@ -716,7 +716,7 @@ static void check_efficiency(lab_order order)
     lab_host_free(c.out);
 }
 
-XL_TEST(speed, depth_first, 15, XL_GPU,
+XL_TEST(speed, depth_first, 15, XL_TIMED,
         "depth-first, 4 streams, 8 MiB chunks of 128 MiB: efficiency >= " XL_STR(EFF_NEED) " against sequential and the "
         "duplex ideal",
         60)
@@ -724,7 +724,7 @@ XL_TEST(speed, depth_first, 15, XL_GPU,
     check_efficiency(LAB_DEPTH_FIRST);
 }
 
-XL_TEST(speed, breadth_first, 10, XL_GPU,
+XL_TEST(speed, breadth_first, 10, XL_TIMED,
         "breadth-first, 4 streams, 8 MiB chunks of 128 MiB: efficiency >= " XL_STR(EFF_NEED) " against sequential and the "
         "duplex ideal",
         60)

@@ -311,7 +311,7 @@ static void check_method(pin_fn pin, const char *fn, lab_method method)
     cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released");
 }
 
-XL_TEST(pin, at_alloc, 5, XL_GPU,
+XL_TEST(pin, at_alloc, 5, XL_TIMED,
         "(a) lab_pin_at_alloc, 1 byte to 64 MiB: the data intact, pinned, not write-combined, the GPU can write it, "
         "LAB_AT_ALLOC, copied at " XL_STR(RATE_NEED) "% of the pinned rate",
         30)
@@ -319,7 +319,7 @@ XL_TEST(pin, at_alloc, 5, XL_GPU,
     check_method(lab_pin_at_alloc, "lab_pin_at_alloc", LAB_AT_ALLOC);
 }
 
-XL_TEST(pin, by_copy, 5, XL_GPU,
+XL_TEST(pin, by_copy, 5, XL_TIMED,
         "(b) lab_pin_by_copy, 1 byte to 64 MiB: the data intact, pinned, not write-combined, the GPU can write it, "
         "LAB_BY_COPY, copied at " XL_STR(RATE_NEED) "% of the pinned rate",
         30)
@@ -327,7 +327,7 @@ XL_TEST(pin, by_copy, 5, XL_GPU,
     check_method(lab_pin_by_copy, "lab_pin_by_copy", LAB_BY_COPY);
 }
 
-XL_TEST(pin, in_place, 5, XL_GPU,
+XL_TEST(pin, in_place, 5, XL_TIMED,
         "(c) lab_pin_in_place, 1 byte to 64 MiB: the data intact, pinned, the GPU can write it, LAB_IN_PLACE, copied "
         "at " XL_STR(RATE_NEED) "% of the pinned rate",
         30)
@@ -365,7 +365,7 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
     kit_expect_released(before, what);
 }
 
-XL_TEST(pin, register_unaligned, 5, XL_GPU,
+XL_TEST(pin, register_unaligned, 5, XL_TIMED,
         "lab_register pins a caller's buffer, 1 byte to 64 MiB, starting and ending mid-page or on page edges; "
         "lab_unpin leaves it pageable",
         30)

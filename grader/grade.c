@@ -36,6 +36,7 @@ extern const char *const xl_lab_slug;
 /* ===== Test side (runs in each test's process) ===== */
 
 static char current_test[256]; /* "suite.name" of the running test */
+static int current_kind;       /* the running test's kind: XL_CPU, XL_GPU, XL_TIMED or XL_ALONE */
 
 /* token_path - $XL_TOKEN_DIR/<test>.<ext> into buf; 0, or -1 when no token folder is set */
 static int token_path(char *buf, size_t len, const char *test, const char *ext)
@@ -69,20 +70,21 @@ void xl_note(const char *fmt, ...)
     va_end(ap);
 }
 
-void xl_test_begin(int needs_gpu)
+void xl_test_begin(int kind)
 {
     char why[512];
     const struct criterion_test *t = criterion_current_test;
     snprintf(current_test, sizeof current_test, "%s.%s", t->category, t->name);
+    current_kind = kind;
     xl_set_fail_handler(fail_test);
-    if (needs_gpu && xl_gpu_probe(NULL, why, sizeof why) != 0)
+    if ((kind & XL_GPU) && xl_gpu_probe(NULL, why, sizeof why) != 0)
         cr_skip_test("%s", why);
 }
 
-void xl_test_complete(const char *suite, const char *name, int needs_gpu)
+void xl_test_complete(const char *suite, const char *name, int kind)
 {
     char path[1024], test[256];
-    if (needs_gpu) {
+    if (kind & XL_GPU) {
         cudaError_t err = cudaGetLastError();
         if (err == cudaSuccess)
             err = cudaDeviceSynchronize();
@@ -170,11 +172,14 @@ void xl_sound_timing(double min_ms, double max_ms, double limit, const char *wha
     xl_sound_spread(mm, 2, limit, what);
 }
 
-/* others_unsound - marks the attempt unsound when another process uses the GPU, and tells the report so */
+/* others_unsound - marks the attempt unsound when another process uses the GPU, and tells the report so (a test
+ * that does not use the GPU cannot be slowed by one: the grading model's planted figures) */
 static void others_unsound(void)
 {
     char who[512], line[640];
     int device = 0;
+    if (!(current_kind & XL_GPU))
+        return;
     if (cudaGetDevice(&device) != cudaSuccess) {
         cudaGetLastError();
         return;
@@ -192,10 +197,13 @@ static int meets(double value, xl_need need)
     return need.at_least ? value >= need.value : value <= need.value;
 }
 
-/* next_check - the name of this test's next timed check, into check: suite.name, then suite.name#2, #3 ... */
+/* next_check - the name of this test's next timed check, into check: suite.name, then suite.name#2, #3 ...; fails
+ * the test when it is not declared XL_TIMED (make test would grade it beside others) */
 static void next_check(char *check, size_t len)
 {
     static int checks; /* timed checks made so far in this test's process */
+    int alone = (current_kind & XL_ALONE) != 0;
+    cr_assert(alone, "grader error: %s makes a speed or timed check but is not declared XL_TIMED", current_test);
     if (++checks > 1)
         snprintf(check, len, "%s#%d", current_test, checks);
     else
@@ -525,6 +533,18 @@ static void remove_tokens(const char *dir)
     rmdir(dir);
 }
 
+/* print_timed - the tests declared XL_TIMED (or XL_ALONE), one "suite.name" a line */
+static void print_timed(struct criterion_test_set *tests)
+{
+    FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
+        FOREACH_SET(struct criterion_test *t, s->tests) {
+            const xl_test_meta *m = t->data ? (const xl_test_meta *)t->data->data : NULL;
+            if (m && (m->kind & XL_ALONE))
+                printf("%s.%s\n", t->category, t->name);
+        }
+    }
+}
+
 /* print_points_table - the lab's visible tests and points as a Markdown table, for the handout (the points of
  * tests students do not see are added up in one line) */
 static void print_points_table(struct criterion_test_set *tests)
@@ -540,7 +560,7 @@ static void print_points_table(struct criterion_test_set *tests)
                 unseen += m->points;
                 continue;
             }
-            printf("| `%s.%s` | %d | %s | %s |\n", t->category, t->name, m->points, m->needs_gpu ? "yes" : "no",
+            printf("| `%s.%s` | %d | %s | %s |\n", t->category, t->name, m->points, m->kind & XL_GPU ? "yes" : "no",
                    t->data->description ? t->data->description : "");
             total += m->points;
         }
@@ -622,6 +642,11 @@ int main(int argc, char *argv[])
     int rc = 0;
     const char *bad;
     criterion_options.jobs = 1; /* timing tests must not share the GPU or the link */
+    if (xl_env_on("XL_LIST_TIMED")) {
+        print_timed(tests);
+        criterion_finalize(tests);
+        return 0;
+    }
     if (xl_env_on("XL_POINTS_TABLE")) {
         print_points_table(tests);
         criterion_finalize(tests);

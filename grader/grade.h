@@ -18,12 +18,18 @@
 /* What the grading model knows about a test besides Criterion's own fields. */
 typedef struct {
     int points;             /* earned only on a complete pass */
-    int needs_gpu;          /* XL_GPU: skipped with one line when there is no GPU */
+    int kind;               /* XL_CPU, XL_GPU or XL_TIMED (bits: XL_GPU needs a GPU, XL_ALONE is graded alone) */
     const char *visibility; /* Gradescope: "visible", "hidden", "after_due_date" */
 } xl_test_meta;
 
-#define XL_GPU 1
+/* A test's kind. XL_GPU: skipped with one line when there is no GPU. XL_TIMED: a GPU test that makes a speed or
+ * timed check (xl_ratio_check, xl_timed_check); make test grades such tests with the GPU to themselves and the others
+ * beside each other (XL_LIST_TIMED=1 lists them); a check made in a test not declared XL_ALONE fails it. XL_ALONE
+ * alone: the grading model's own timed checks, of planted figures, with no GPU. */
 #define XL_CPU 0
+#define XL_GPU 1
+#define XL_ALONE 2
+#define XL_TIMED (XL_GPU | XL_ALONE)
 
 /* XL_LAB - names the lab this grader grades, e.g. XL_LAB("01", "pageable-copy") */
 #define XL_LAB(id, slug)                                                     \
@@ -32,29 +38,29 @@ typedef struct {
 
 /* XL_TEST - a graded test worth pts points, with a one-line description and a timeout (s).
  * Write the body in braces after it, as with Criterion's Test. */
-#define XL_TEST(suite, name, pts, gpu, desc, timeout_s) XL_TEST_SHOWN(suite, name, pts, gpu, "visible", desc, timeout_s)
+#define XL_TEST(suite, name, pts, kind, desc, timeout_s) XL_TEST_SHOWN(suite, name, pts, kind, "visible", desc, timeout_s)
 
 /* XL_TEST_SHOWN - XL_TEST with Gradescope's visibility: "visible", "hidden" (instructors only) or
  * "after_due_date". Instructors' hidden tests live in grader/hidden/NN-slug.c, which the Makefile links into
  * that lab's graders; the handout's points table lists visible tests only. */
-#define XL_TEST_SHOWN(suite, name, pts, gpu, vis, desc, timeout_s)                           \
+#define XL_TEST_SHOWN(suite, name, pts, kind, vis, desc, timeout_s)                          \
     static void xl_body_##suite##_##name(void);                                              \
     Test(suite, name, .description = desc, .timeout = timeout_s,                             \
-         .data = &(xl_test_meta){pts, gpu, vis})                                            \
+         .data = &(xl_test_meta){pts, kind, vis})                                           \
     {                                                                                        \
-        xl_test_begin(gpu);                                                                  \
+        xl_test_begin(kind);                                                                 \
         xl_body_##suite##_##name();                                                          \
-        xl_test_complete(#suite, #name, gpu);                                                \
+        xl_test_complete(#suite, #name, kind);                                               \
     }                                                                                        \
     static void xl_body_##suite##_##name(void)
 
-/* xl_test_begin - inside a test: routes failed CUDA checks to a test failure, and skips
- * the test with one line when it needs a GPU and there is none */
-void xl_test_begin(int needs_gpu);
+/* xl_test_begin - inside a test of this kind (XL_CPU, XL_GPU, ...): routes failed CUDA checks to a test failure,
+ * and skips the test with one line when it needs a GPU and there is none */
+void xl_test_begin(int kind);
 
 /* xl_test_complete - inside a test, at its end: fails if the GPU was left with an error,
  * then writes the completion token that lets the test earn its points */
-void xl_test_complete(const char *suite, const char *name, int needs_gpu);
+void xl_test_complete(const char *suite, const char *name, int kind);
 
 /* xl_note - adds a line (printf format) shown with the test's result, pass or fail */
 void xl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

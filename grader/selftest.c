@@ -83,13 +83,13 @@ static void low(void *ctx, double *ratio, char *figures, size_t len)
     snprintf(figures, len, "always 0.5");
 }
 
-XL_TEST(model, ratio_retry, 2, XL_CPU, "a ratio below its threshold is measured again; the second passes", 5)
+XL_TEST(model, ratio_retry, 2, XL_ALONE, "a ratio below its threshold is measured again; the second passes", 5)
 {
     int calls = 0;
     xl_ratio_check(rising, &calls, XL_AT_LEAST(0.8), "rising");
 }
 
-XL_TEST(model, ratio_low, 1, XL_CPU, "a ratio below its threshold in 3 fresh measurements fails", 5)
+XL_TEST(model, ratio_low, 1, XL_ALONE, "a ratio below its threshold in 3 fresh measurements fails", 5)
 {
     xl_ratio_check(low, NULL, XL_AT_LEAST(0.8), "low");
 }
@@ -121,29 +121,34 @@ static void not_a_number(void *ctx, double *ratio, char *figures, size_t len)
     snprintf(figures, len, "0 ms against 0 ms");
 }
 
-XL_TEST(model, ratio_unsound, 2, XL_CPU, "a low ratio whose measurement is unsound is not graded, not failed", 5)
+XL_TEST(model, ratio_unsound, 2, XL_ALONE, "a low ratio whose measurement is unsound is not graded, not failed", 5)
 {
     xl_ratio_check(low_unsound, NULL, XL_AT_LEAST(0.8), "unsound");
 }
 
-XL_TEST(model, ratio_impossible_then_true, 2, XL_CPU, "an impossible figure never passes; the next true one does", 5)
+XL_TEST(model, ratio_impossible_then_true, 2, XL_ALONE, "an impossible figure never passes; the next true one does", 5)
 {
     int calls = 0;
     xl_ratio_check(impossible_first, &calls, XL_AT_LEAST(0.8), "impossible");
 }
 
-XL_TEST(model, ratio_nan, 1, XL_CPU, "a ratio that is not a number is not graded", 5)
+XL_TEST(model, ratio_nan, 1, XL_ALONE, "a ratio that is not a number is not graded", 5)
 {
     xl_ratio_check(not_a_number, NULL, XL_AT_LEAST(0.8), "nan");
 }
 
-XL_TEST(model, timed_within, 1, XL_CPU, "a timed figure within its bar passes, both kinds of bar", 5)
+XL_TEST(model, timed_within, 1, XL_ALONE, "a timed figure within its bar passes, both kinds of bar", 5)
 {
     xl_timed_check(40.0, XL_AT_MOST(150.0), "a planted time (ms)", "planted time %.0f ms", 40.0);
     xl_timed_check(0.95, XL_AT_LEAST(0.9), "a planted reading", "planted reading %.2f", 0.95);
 }
 
-XL_TEST(model, timed_over, 1, XL_CPU, "a timed figure past its bar, with no other process on the GPU, fails", 5)
+XL_TEST(model, timed_over, 1, XL_ALONE, "a timed figure past its bar, with no other process on the GPU, fails", 5)
 {
     xl_timed_check(305.0, XL_AT_MOST(150.0), "a planted time (ms)", "planted time %.0f ms over its bar", 305.0);
+}
+
+XL_TEST(model, timed_undeclared, 1, XL_CPU, "a timed check in a test not declared XL_TIMED fails, naming the test", 5)
+{
+    xl_timed_check(40.0, XL_AT_MOST(150.0), "a planted time (ms)", "planted time %.0f ms", 40.0);
 }

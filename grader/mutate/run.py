@@ -277,13 +277,25 @@ def grade_reference(out, slug, tests, points=None):
     return times
 
 
-def grade_mutant(out, slug, m, ref_times):
-    """(status, killed_by, seconds) of one built mutant: its tests fastest first until one kills it"""
+def timed_tests(slug):
+    """the tests of slug's grader declared XL_TIMED (a speed or timed check: a failing one is measured three times)"""
+    bin_path = os.path.join(ROOT, 'build', 'bin', slug + '-grade-solution')
+    try:
+        got = subprocess.run([bin_path], env=dict(os.environ, XL_LIST_TIMED='1'), capture_output=True, text=True,
+                             timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return set(got.stdout.split()) if got.returncode == 0 else set()
+
+
+def grade_mutant(out, slug, m, ref_times, timed=frozenset()):
+    """(status, killed_by, seconds) of one built mutant: its tests until one kills it, the timed ones last (a failing
+    speed test is measured three times) and each kind fastest first"""
     log = os.path.join(out, slug, 'log', m['id'] + '.log')
     os.makedirs(os.path.dirname(log), exist_ok=True)
     open(log, 'w').close()
     total = 0.0
-    for t in sorted(m['tests'], key=lambda t: (ref_times[t], t)):
+    for t in sorted(m['tests'], key=lambda t: (t in timed, ref_times[t], t)):
         outcome, secs = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
         total += secs
         if outcome == 'skipped':
@@ -298,13 +310,14 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None):
     t0 = time.monotonic()
     tests = sorted({t for m in mutants if (slug, m['id']) in built for t in m['tests']})
     ref = grade_reference(out, slug, tests, points)
+    timed = timed_tests(slug)
     rows = []
     for m in mutants:
         row = {k: m[k] for k in ('lab', 'id', 'operator', 'line', 'function')}
         if (slug, m['id']) not in built:
             row.update(status='stillborn', killed_by='', seconds=0.0)
         else:
-            status, by, secs = grade_mutant(out, slug, m, ref)
+            status, by, secs = grade_mutant(out, slug, m, ref, timed)
             if status == 'survived' and m['id'] in equivalent:
                 status = 'equivalent'
             row.update(status=status, killed_by=by, seconds=secs)

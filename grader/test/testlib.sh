@@ -1,5 +1,5 @@
-# testlib.sh - what make test's scripts share: the counters, the ok / bad / skipped lines, grade. Sourced;
-# grade needs LOG.
+# testlib.sh - what make test's scripts share: the counters, the ok / bad / skipped lines, grade and the readers
+# of a points.tsv. Sourced; grade needs LOG.
 pass=0 fail=0 skip=0
 # ok WHAT, bad WHAT, skipped WHAT - one line of the report, counted
 ok() { pass=$((pass + 1)); printf '  ok    %s\n' "$*"; }
@@ -25,3 +25,9 @@ grade() {
     local rc=$?
     [ -f "$LOG/$name/points.tsv" ] || { echo "grader exited $rc without results" >>"$LOG/$name.log"; return 1; }
 }
+# score FILE TEST - "score max status" of TEST in a points.tsv
+score() { awk -F'\t' -v t="$2" '$1 == t { print $2, $3, $4 }' "$1"; }
+# total FILE - "score max" over a points.tsv
+total() { awk -F'\t' 'NR > 1 { s += $2; m += $3 } END { print s + 0, m + 0 }' "$1"; }
+# count FILE STATUS - how many tests have STATUS
+count() { awk -F'\t' -v st="$2" 'NR > 1 && $4 == st { n++ } END { print n + 0 }' "$1"; }

@@ -1,0 +1,149 @@
+# graders.sh - make test's sections on grading the graders. Course staff and CI (and a student tree, which has
+# no reference solutions and no mutants: there it grades the student's own lab.cu files).
+#
+# Sourced by grader/test/test.sh, which provides B, LOG, gpu_rc, ok / bad / skipped, grade, score, total and count.
+# 1. Each lab's reference, its tests declared XL_TIMED (XL_LIST_TIMED=1 lists them) graded with the GPU to
+#    themselves, lab by lab; XL_REF_RUNS times, default 1.
+# 2. Then, XL_MUTANT_JOBS gradings at once (default the lane's cores, 4 to 8): the references' other tests, the
+#    skeletons, and every planted mutant on the tests its " * target:" lines name. A correctness check holds on a
+#    shared GPU: a reference must get full points over both parts on a GPU (without one, pass every CPU test and SKIP
+#    the others with a reason), a skeleton must not pass, and a target a mutant failed with no speed figure missed is
+#    lost for good.
+# 3. Any other target of a mutant (a speed figure missed, NOT GRADED, or passed while other gradings shared the GPU)
+#    is graded again with the mutant alone on the GPU, and that grading decides.
+# XL_TEST_LABS="03 04" grades only those labs.
+
+# mutant_targets MUT - the tests a planted mutant names on its " * target:" lines
+mutant_targets() { sed -n 's/^ \* target: //p' "$1"; }
+# filter_of TESTS... - Criterion's --filter for these suite.name tests
+filter_of() { echo "@($(echo "$@" | sed 's/\./\//g; s/ /|/g'))"; }
+# speed_missed LOG TEST - 0 when the ratio log LOG has a speed or timed figure of TEST (suite.name, or suite.name#k)
+# that missed its bar, was not a number, or was measured unsoundly
+speed_missed() {
+    awk -F'\t' -v t="$2" '{ c = $1; sub(/#.*/, "", c) } c != t { next }
+        $3 !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ || $7 ~ /^NOT SOUND/ || ($5 == 1 ? $3 + 0 < $4 + 0 : $3 + 0 > $4 + 0) { m = 1 }
+        END { exit !m }' "$1" 2>/dev/null
+}
+# pool_wait N - waits until fewer than N of the gradings in pool_pids run (the host's lanes run beside them)
+pool_pids=()
+pool_running() { local p n=0; for p in ${pool_pids[@]+"${pool_pids[@]}"}; do ! kill -0 "$p" 2>/dev/null || n=$((n + 1)); done; echo $n; }
+pool_wait() { while [ "$(pool_running)" -ge "$1" ]; do sleep 0.1; done; }
+
+cores=$(nproc 2>/dev/null || echo 2)
+mutant_jobs=${XL_MUTANT_JOBS:-$((cores < 4 ? 4 : cores > 8 ? 8 : cores))}
+slugs=()
+for lab in labs/[0-9][0-9]-*/; do
+    slug=$(basename "$lab")
+    case " ${XL_TEST_LABS:-${slug%%-*}} " in *" ${slug%%-*} "*) slugs+=("$slug") ;; esac
+done
+
+# ===== The references, one at a time =====
+if [ ! -d solutions ]; then
+    section "grading your labs (a student tree: no reference solutions here)"
+    for slug in ${slugs[@]+"${slugs[@]}"}; do # one at a time: the student's speed tests have the GPU to themselves
+        if grade $B/bin/$slug-grade $slug-skeleton; then
+            read -r s m <<<"$(total "$LOG/$slug-skeleton/points.tsv")"
+            ok "$slug: your lab.cu was graded: $s/$m here ('make grade LAB=${slug%%-*}' says what each test found)"
+        else bad "$slug: your lab.cu gave no results (log: $LOG/$slug-skeleton.log)"; fi
+    done
+    return 0 2>/dev/null || exit 0
+fi
+section "the references' timed tests, each lab's alone${XL_TEST_LABS:+ (labs $XL_TEST_LABS only)}"
+declare -A timed # slug -> its tests declared XL_TIMED
+for slug in ${slugs[@]+"${slugs[@]}"}; do
+    timed[$slug]=$(XL_LIST_TIMED=1 $B/bin/$slug-grade-solution | tr '\n' ' ' | sed 's/ $//')
+    [ -n "${timed[$slug]}" ] || continue
+    for i in $(seq 1 "${XL_REF_RUNS:-1}"); do
+        XL_RATIO_LOG=$LOG/$slug-ratios.tsv grade $B/bin/$slug-grade-solution $slug-solution-$i-timed \
+            --filter="$(filter_of ${timed[$slug]})"
+    done
+done
+
+# ===== The references' other tests, the skeletons and the planted mutants, several at once =====
+section "the references' other tests, the skeletons and every planted mutant, $mutant_jobs gradings at once"
+# pool_grade BIN NAME ARGS... - grade in the background once a slot is free
+pool_grade() { pool_wait "$mutant_jobs"; grade "$@" & pool_pids+=($!); }
+declare -A untimed # slug -> the --filter of its tests that are not timed
+for slug in ${slugs[@]+"${slugs[@]}"}; do
+    untimed[$slug]=${timed[$slug]:+--filter=!($(filter_of ${timed[$slug]}))}
+done
+# the longest first: each reference's other tests and each skeleton's (a skeleton's timed tests add nothing to
+# "it does not pass"), then each mutant on its targets (a timed one it fails here by a wrong result is decided here)
+for slug in ${slugs[@]+"${slugs[@]}"}; do
+    for i in $(seq 1 "${XL_REF_RUNS:-1}"); do
+        pool_grade $B/bin/$slug-grade-solution $slug-solution-$i-rest ${untimed[$slug]:+"${untimed[$slug]}"}
+    done
+done
+for slug in ${slugs[@]+"${slugs[@]}"}; do
+    pool_grade $B/bin/$slug-grade $slug-skeleton ${untimed[$slug]:+"${untimed[$slug]}"}
+done
+for slug in ${slugs[@]+"${slugs[@]}"}; do
+    for mut in grader/mutants/$slug/*.diff; do
+        [ -f "$mut" ] || continue
+        name=$(basename "$mut" .diff) targets=$(mutant_targets "$mut")
+        [ -z "$targets" ] || XL_RATIO_LOG=$LOG/$slug-mutant-$name-ratios.tsv pool_grade "$B/bin/$slug-mutant-$name" \
+            "$slug-mutant-$name" --filter="$(filter_of $targets)"
+    done
+done
+wait ${pool_pids[@]+"${pool_pids[@]}"}
+alone=() # "slug name targets..." of the mutants to grade again alone, on the targets not lost for good
+for slug in ${slugs[@]+"${slugs[@]}"}; do
+    for i in $(seq 1 "${XL_REF_RUNS:-1}"); do # run i: its timed tests and the others, in one points.tsv
+        f=$LOG/$slug-solution-$i/points.tsv logs="$LOG/$slug-solution-$i-rest.log"
+        [ -z "${timed[$slug]}" ] || logs="$LOG/$slug-solution-$i-timed.log $logs"
+        mkdir -p "$LOG/$slug-solution-$i"
+        if ! cat "$LOG/$slug-solution-$i-timed/points.tsv" "$LOG/$slug-solution-$i-rest/points.tsv" 2>/dev/null |
+            awk 'NR == 1 || $1 != "test"' >"$f" || [ "$(wc -l <"$f")" -lt 2 ]; then
+            bad "$slug: solution run $i gave no results (logs: $logs)"; continue; fi
+        read -r s m <<<"$(total "$f")"
+        nskip=$(count "$f" skipped); nfail=$(count "$f" failed)
+        if [ $gpu_rc -eq 0 ]; then
+            if [ "$s" = "$m" ] && [ "$nskip" = 0 ]; then ok "$slug: solution run $i: full points, $s/$m"
+            else bad "$slug: solution run $i: $s/$m, $nfail failed, $nskip skipped (logs: $logs)"
+                cat $logs | grep -A3 'FAILED' | sed 's/^/        /' | head -24; fi
+        elif [ "$nfail" = 0 ] && [ "$nskip" -gt 0 ]; then
+            ok "$slug: solution passes every CPU test ($s points); $nskip GPU tests SKIPPED"
+            if cat $logs | grep -q "SKIPPED" && cat $logs | grep -q "skipped: no CUDA GPU"; then
+                ok "$slug: the skip says why in one line"; else bad "$slug: no skip reason in the output"; fi
+        else bad "$slug: solution without a GPU: $nfail failed, $nskip skipped (logs: $logs)"; fi
+    done
+    if [ -f "$LOG/$slug-skeleton/points.tsv" ]; then
+        f=$LOG/$slug-skeleton/points.tsv
+        read -r s m <<<"$(total "$f")"
+        cpu_max=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$f")
+        if [ "$cpu_max" = 0 ]; then skipped "$slug: the skeleton: every test needs a GPU"
+        elif [ "$s" -lt "$cpu_max" ]; then ok "$slug: the skeleton does not pass ($s of the $cpu_max points graded here)"
+        else bad "$slug: the skeleton gets $s of $cpu_max graded points"; fi
+    else bad "$slug: skeleton gave no results (log: $LOG/$slug-skeleton.log)"; fi
+    for mut in grader/mutants/$slug/*.diff; do
+        [ -f "$mut" ] || continue
+        name=$(basename "$mut" .diff) targets=$(mutant_targets "$mut") again=""
+        [ -n "$targets" ] || { bad "$slug mutant $name: no ' * target:' line"; continue; }
+        f=$LOG/$slug-mutant-$name/points.tsv
+        [ -f "$f" ] || { bad "$slug mutant $name: no results (log: $LOG/$slug-mutant-$name.log)"; continue; }
+        for t in $targets; do
+            read -r s m st <<<"$(score "$f" "$t")"
+            if [ -z "${m:-}" ]; then bad "$slug mutant $name: target $t is not a test of the grader"
+            elif [ "$st" = skipped ]; then skipped "$slug mutant $name: $t needs a GPU"
+            elif [ "$st" = failed ] && [ "$s" = 0 ] && ! speed_missed "$LOG/$slug-mutant-$name-ratios.tsv" "$t"; then
+                ok "$slug mutant $name: loses $t ($m points)"
+            else again="$again $t"; fi
+        done
+        [ -z "$again" ] || alone+=("$slug $name$again")
+    done
+done
+
+# ===== The mutants whose speed figures decide, each alone =====
+section "planted mutants a speed or timed figure must judge, each graded alone (${#alone[@]})"
+for a in ${alone[@]+"${alone[@]}"}; do
+    read -r slug name targets <<<"$a"
+    d=$slug-mutant-$name-alone
+    grade "$B/bin/$slug-mutant-$name" "$d" --filter="$(filter_of $targets)"
+    for t in $targets; do
+        read -r s m st <<<"$(score "$LOG/$d/points.tsv" "$t" 2>/dev/null)"
+        if [ "$st" = skipped ]; then skipped "$slug mutant $name: $t needs a GPU"
+        elif [ "$st" = failed ] && [ "$s" = 0 ]; then ok "$slug mutant $name: loses $t ($m points; graded alone)"
+        elif [ "$st" = ungraded ]; then bad "$slug mutant $name: $t was NOT GRADED with the GPU to itself: its measurement is unsound on this GPU (log: $LOG/$d.log)"
+        else bad "$slug mutant $name: still earns ${s:-?}/${m:-?} on $t, ${st:-no result}, graded alone (log: $LOG/$d.log)"; fi
+    done
+done
