@@ -143,8 +143,9 @@ $(LOADGEN): $(B)/obj/grader/load/loadgen.o $(LIBXL)
 
 # the build runs on every core unless make was given its own -j
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SUB_MAKE = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
 all: deps
-	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) build
+	@$(SUB_MAKE) build
 
 build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE) $(LOADGEN)
 	@:
@@ -175,22 +176,33 @@ ifneq ($(ARG_ERROR),)
 $(error make $(GOAL): $(ARG_ERROR))
 endif
 
-# make grade [LAB=01] [IMPL=solution|student]
+# make grade [LAB=01] [IMPL=solution|student]: each lab built and graded on its own; one whose lab.cu does not
+# compile is told (the compiler's message above it) and the others are graded
 NO_SOLUTIONS := $(if $(filter solution,$(IMPL)),$(if $(wildcard solutions),,yes))
-grade: all
+IMPL_DIR := $(if $(filter solution,$(IMPL)),solutions,labs)
+grade: deps
 	@$(if $(NO_SOLUTIONS),echo "make grade: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
+	 $(SUB_MAKE) -s $(LIBXL) $(PROBE) || exit 2; \
 	 probe=$$($(PROBE)) || { echo "$$probe: the tests that need a GPU are skipped, and each lab's line says how many points they hold"; \
 	   export XL_SKIP_REASON_SAID=1; }; \
+	 broken=''; \
 	 for l in $(LAB_SEL); do \
 	   bin=$(B)/bin/$$l-grade$(if $(filter solution,$(IMPL)),-solution); \
+	   if ! $(SUB_MAKE) -s $$bin; then \
+	     echo "lab $${l%%-*} $${l#*-}: $(IMPL_DIR)/$$l/lab.cu does not compile (the compiler's message is above): not graded"; \
+	     broken="$$broken $${l%%-*}"; continue; \
+	   fi; \
 	   mkdir -p $(B)/results/$$l-$(IMPL); \
 	   XL_IMPL=$(IMPL) XL_RESULTS_DIR=$(B)/results/$$l-$(IMPL) $$bin --short-filename || exit 2; \
-	 done
+	 done; \
+	 [ -z "$$broken" ] || { echo "make grade: not graded, the code does not compile: lab$$broken" >&2; exit 2; }
 
-# make run LAB=01 [IMPL=solution] [ARGS="..."]
-run: all
+# make run LAB=01 [IMPL=solution] [ARGS="..."]: builds that lab's explorer only
+run: deps
 	@$(if $(NO_SOLUTIONS),echo "make run: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
-	 $(B)/bin/$(LAB_SEL)-explore$(if $(filter solution,$(IMPL)),-solution) $(ARGS)
+	 bin=$(B)/bin/$(LAB_SEL)-explore$(if $(filter solution,$(IMPL)),-solution); \
+	 $(SUB_MAKE) -s $$bin || { echo "make run: $(IMPL_DIR)/$(LAB_SEL)/lab.cu does not compile (the compiler's message is above)" >&2; exit 2; }; \
+	 $$bin $(ARGS)
 
 plots: all
 	@plots/render.sh

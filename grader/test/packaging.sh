@@ -87,6 +87,22 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             (cd "$ht" && XL_NO_INSTALL=1 make grade LAB=01) >"$LOG/handout-grade.log" 2>&1
             if grep -q "^lab 01 " "$LOG/handout-grade.log"; then ok "handout: make grade LAB=01 grades the skeleton: $(grep '^lab 01 ' "$LOG/handout-grade.log" | tail -1)"
             else bad "handout: make grade LAB=01 gave no score (log: $LOG/handout-grade.log)"; fi
+            # a lab.cu that does not compile blocks no other lab: make grade LAB=02 grades lab 02, make grade grades
+            # every other lab, says which one it could not build (the compiler's message once) and exits 2
+            l01=$ht/labs/$(basename labs/01-*)/lab.cu nlabs=$(ls -d labs/[0-9][0-9]-*/ | wc -l)
+            cp "$l01" "$LOG/lab01-kept.cu" && printf 'this is not C;\n' >>"$l01"
+            (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory grade LAB=02) >"$LOG/handout-broken-02.log" 2>&1
+            rc02=$?
+            (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory grade) >"$LOG/handout-broken-all.log" 2>&1
+            rcall=$?
+            cp "$LOG/lab01-kept.cu" "$l01"
+            if [ $rc02 = 0 ] && grep -q '^lab 02 ' "$LOG/handout-broken-02.log" && ! grep -q 'lab.cu(' "$LOG/handout-broken-02.log" &&
+                [ $rcall = 2 ] && [ "$(grep -c '^lab 0[2-9] [a-z-]*: [0-9]*/' "$LOG/handout-broken-all.log")" = $((nlabs - 1)) ] &&
+                [ "$(grep -c 'lab.cu([0-9]*): error' "$LOG/handout-broken-all.log")" = 1 ] &&
+                grep -q '^lab 01 pageable-copy: labs/01-pageable-copy/lab.cu does not compile' "$LOG/handout-broken-all.log" &&
+                grep -q '^make grade: not graded, the code does not compile: lab 01$' "$LOG/handout-broken-all.log"; then
+                ok "handout: with lab 01's lab.cu broken, make grade LAB=02 grades lab 02, and make grade the other $((nlabs - 1)) labs, names lab 01 with the compiler's message once, exit 2"
+            else bad "handout: a broken lab 01 (exit $rc02 and $rcall; logs: $LOG/handout-broken-02.log, $LOG/handout-broken-all.log)"; fi
             # GitHub Classroom: the workflow's steps, run in the student tree on the reference's lab.cu
             if make -s classroom LAB=01 >"$LOG/classroom.log" 2>&1 && python3 - "$B/classroom/01-pageable-copy.yml" "$(XL_POINTS_TABLE=1 $B/bin/01-pageable-copy-grade | sed -n 's/^| \*\*total\*\* | \*\*\([0-9]*\)\*\*.*/\1/p')" <<'PY' >>"$LOG/classroom.log" 2>&1
 import sys
