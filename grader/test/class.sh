@@ -105,7 +105,7 @@ if classrun first; then
             [ "$refp" = "$max" ] && ok "class: lab $id reference: full points, $refp/$max" || bad "class: lab $id reference: $refp/$max"
             for m in $(class_mutants $slug); do
                 mn=$(basename "$m" .diff)
-                for t in $(sed -n 's/^ \* target: //p' "$m"); do
+                for t in $(mutant_targets "$m"); do
                     got=$(awk -F, -v s="mut-$mn" -v l="$slug" -v col="$id:$t" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == s && $2 == l { print $c[col] }' "$cls/out/gradebook.csv")
                     [ "$got" = 0 ] && ok "class: lab $id mutant $mn loses $t" || bad "class: lab $id mutant $mn gets '$got' on $t"
                 done

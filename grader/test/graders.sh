@@ -1,7 +1,8 @@
 # graders.sh - make test's sections on grading the graders. Course staff and CI (and a student tree, which has
 # no reference solutions and no mutants: there it grades the student's own lab.cu files).
 #
-# Sourced by grader/test/test.sh, which provides B, LOG, gpu_rc, ok / bad / skipped, grade, score, total and count.
+# Sourced by grader/test/test.sh, which provides B, LOG, gpu_rc and testlib.sh's ok / bad / skipped, grade,
+# mutant_targets, score, total and count.
 # 1. Each lab's reference, its tests declared XL_TIMED (XL_LIST_TIMED=1 lists them) graded with the GPU to
 #    themselves, lab by lab; XL_REF_RUNS times, default 1.
 # 2. Then, XL_MUTANT_JOBS gradings at once (default the lane's cores, 4 to 8): the references' other tests, the
@@ -13,8 +14,6 @@
 #    is graded again with the mutant alone on the GPU, and that grading decides.
 # XL_TEST_LABS="03 04" grades only those labs.
 
-# mutant_targets MUT - the tests a planted mutant names on its " * target:" lines
-mutant_targets() { sed -n 's/^ \* target: //p' "$1"; }
 # filter_of TESTS... - Criterion's --filter for these suite.name tests
 filter_of() { echo "@($(echo "$@" | sed 's/\./\//g; s/ /|/g'))"; }
 # speed_missed LOG TEST - 0 when the ratio log LOG has a speed or timed figure of TEST (suite.name, or suite.name#k)
@@ -37,7 +36,7 @@ for lab in labs/[0-9][0-9]-*/; do
     case " ${XL_TEST_LABS:-${slug%%-*}} " in *" ${slug%%-*} "*) slugs+=("$slug") ;; esac
 done
 
-# ===== The references, one at a time =====
+# ===== A student tree: the student's labs; else the references' timed tests, one lab at a time =====
 if [ ! -d solutions ]; then
     section "grading your labs (a student tree: no reference solutions here)"
     for slug in ${slugs[@]+"${slugs[@]}"}; do # one at a time: the student's speed tests have the GPU to themselves
@@ -46,7 +45,7 @@ if [ ! -d solutions ]; then
             ok "$slug: your lab.cu was graded: $s/$m here ('make grade LAB=${slug%%-*}' says what each test found)"
         else bad "$slug: your lab.cu gave no results (log: $LOG/$slug-skeleton.log)"; fi
     done
-    return 0 2>/dev/null || exit 0
+    return 0
 fi
 section "the references' timed tests, each lab's alone${XL_TEST_LABS:+ (labs $XL_TEST_LABS only)}"
 declare -A timed # slug -> its tests declared XL_TIMED

@@ -31,3 +31,5 @@ score() { awk -F'\t' -v t="$2" '$1 == t { print $2, $3, $4 }' "$1"; }
 total() { awk -F'\t' 'NR > 1 { s += $2; m += $3 } END { print s + 0, m + 0 }' "$1"; }
 # count FILE STATUS - how many tests have STATUS
 count() { awk -F'\t' -v st="$2" 'NR > 1 && $4 == st { n++ } END { print n + 0 }' "$1"; }
+# mutant_targets MUT - the tests a planted mutant (grader/mutants/NN-slug/NAME.diff) names on its " * target:" lines
+mutant_targets() { sed -n 's/^ \* target: //p' "$1"; }
