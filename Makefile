@@ -15,6 +15,10 @@ CC ?= gcc
 B := build
 # PTX for any GPU from Turing on (compiled by the driver once), native code for Hopper.
 CUDA_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90
+# Mutants (planted and generated) run only where they are built, by make test and make mutate: native code for this
+# machine's GPUs alone where it has one (half the compile time), else what everything else gets.
+MUTANT_ARCH ?= $(if $(wildcard /dev/nvidia[0-9]*),-arch=native,$(CUDA_ARCH))
+MUTANT_NVCCFLAGS = $(subst $(CUDA_ARCH),$(MUTANT_ARCH),$(ALL_NVCCFLAGS))
 
 CRIT_BUNDLE := $(B)/criterion
 ifneq ($(wildcard $(CRIT_BUNDLE)/include/criterion/criterion.h),)
@@ -112,7 +116,7 @@ $(B)/mutants/$(1)/%.cu: grader/mutants/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY
 	$$(QUIET_GEN)python3 $(APPLY_DIFF) $$< $$@
 $(B)/obj/mutants/$(1)/%.o: $(B)/mutants/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
-	$$(QUIET_NVCC)$$(NVCC) $$(ALL_NVCCFLAGS) -c $$< -o $$@
+	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@
 $(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)

@@ -94,6 +94,19 @@ XL_TEST(model, ratio_low, 1, XL_ALONE, "a ratio below its threshold in 3 fresh m
     xl_ratio_check(low, NULL, XL_AT_LEAST(0.8), "low");
 }
 
+/* far - a measurement that always reads 0.3: against a bar of 0.8, more than 2x short */
+static void far(void *ctx, double *ratio, char *figures, size_t len)
+{
+    (void)ctx;
+    *ratio = 0.3;
+    snprintf(figures, len, "always 0.3");
+}
+
+XL_TEST(model, ratio_far, 1, XL_ALONE, "a ratio far below its threshold fails at once, not measured again", 5)
+{
+    xl_ratio_check(far, NULL, XL_AT_LEAST(0.8), "far");
+}
+
 /* low_unsound - a measurement that always reads 0.5 and whose own baseline moved 3x between repetitions */
 static void low_unsound(void *ctx, double *ratio, char *figures, size_t len)
 {

@@ -6,12 +6,10 @@
 #
 # build/mutate/NN-slug/bin/ID is mutant ID linked exactly as the lab's grader is: its source, ID.cu, is its diff
 # ID.diff applied to the solution, as the planted mutants' are (grader/mutate/apply.py);
-# run.py asks for the ones it grades. They are compiled for sm_90 only (MUTATE_ARCH), which halves the time.
+# run.py asks for the ones it grades. They are compiled for this machine's GPU only (MUTANT_NVCCFLAGS).
 
 MUTATE_DIR := $(B)/mutate
 MUTATE_PY ?= /usr/bin/python3
-MUTATE_ARCH ?= -gencode arch=compute_90,code=sm_90
-MUTATE_NVCCFLAGS = $(subst $(CUDA_ARCH),$(MUTATE_ARCH),$(ALL_NVCCFLAGS))
 # a grader finds a Criterion bundle at $ORIGIN/../criterion/lib; a mutant lies three folders further down
 MUTATE_RPATH := $(if $(wildcard $(CRIT_BUNDLE)/include/criterion/criterion.h),-Xlinker -rpath='$$ORIGIN/../../../criterion/lib')
 
@@ -21,7 +19,7 @@ $(MUTATE_DIR)/$(1)/%.cu: $(MUTATE_DIR)/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY
 	$$(QUIET_GEN)python3 $(APPLY_DIFF) $$< $$@
 $(MUTATE_DIR)/$(1)/obj/%.o: $(MUTATE_DIR)/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
-	$$(QUIET_NVCC)$$(NVCC) $$(MUTATE_NVCCFLAGS) -c $$< -o $$@
+	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@
 $(MUTATE_DIR)/$(1)/bin/%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(MUTATE_DIR)/$(1)/obj/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $$(MUTATE_RPATH) $(call lab_wrap,$(1)) $(LDLIBS)

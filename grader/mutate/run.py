@@ -3,7 +3,7 @@
 survived, equivalent or stillborn, and each lab gets a score. Course staff only; standard library only (a GPU
 host may have nothing but python3, nvcc, make and the kit's Criterion bundle).
 
-    python3 grader/mutate/run.py [--labs "01 05"] [--sample N] [--jobs J] [--out build/mutate]   (make mutate)
+    python3 grader/mutate/run.py [--labs "01 05"] [--sample N] [--jobs J] [--gpu-jobs G] [--out build/mutate]
 
 It reads OUT/NN-slug/manifest.tsv, which grader/mutate/generate.py writes where python3-clang is installed
 (`make mutate-gen`; carry build/mutate to the GPU host). Then: (1) builds every mutant's grader with make
@@ -11,6 +11,8 @@ It reads OUT/NN-slug/manifest.tsv, which grader/mutate/generate.py writes where 
 each; a lab whose reference loses a point is left out (the GPU is not fit to judge). (3) Runs each mutant's
 tests (the manifest's `tests`: those that reach the changed function), fastest first, each limited to
 max(5 s, 3 x the reference's time + 2 s); the first that loses points, times out or gives no results kills it.
+The tests that time nothing run for --gpu-jobs mutants at once; the timed ones (XL_TIMED), and any test that ran
+out of time beside the others, then run for one mutant at a time with the GPU to itself.
 A mutant no test kills survived, or is equivalent when grader/mutants/NN-slug/equivalent.txt lists it.
 (4) Writes OUT/report.txt and OUT/report.csv (grader/mutate/report.py; --report-dir DIR puts them elsewhere)
 and prints a table per lab.
@@ -19,6 +21,7 @@ that every line of each equivalent.txt matches exactly one mutant of the manifes
 Exit 0; 1 when a lab could not be judged or an equivalent.txt is wrong; 2 on bad usage, no manifests or no GPU.
 """
 import argparse
+import concurrent.futures
 import hashlib
 import os
 import signal
@@ -198,7 +201,8 @@ def build(out, todo, jobs, log):
 
 def run_test(bin_path, test, limit_s, log):
     """runs one test of a grader under a time limit; returns (outcome, seconds) where outcome is 'passed',
-    'lost' (score < max), 'skipped', 'timeout' or 'noresult' (crashed, or no points.tsv)"""
+    'lost' (score < max), 'skipped', 'ungraded' (NOT GRADED: its measurement was unsound), 'timeout' or 'noresult'
+    (crashed, or no points.tsv)"""
     suite, name = test.split('.', 1)
     with tempfile.TemporaryDirectory(prefix='xl-mutate-') as res, open(log, 'a') as f:
         f.write('== %s %s\n' % (rel(bin_path), test))
@@ -235,8 +239,8 @@ def run_test(bin_path, test, limit_s, log):
             pass
     if row is None:
         return 'noresult', secs
-    if row[3] == 'skipped':
-        return 'skipped', secs
+    if row[3] in ('skipped', 'ungraded'):
+        return row[3], secs
     return ('passed' if int(row[1]) >= int(row[2]) and row[3] == 'passed' else 'lost'), secs
 
 
@@ -269,8 +273,9 @@ def grade_reference(out, slug, tests, points=None):
         if outcome == 'skipped':
             raise Fail('the reference of %s was SKIPPED on %s: grading mutants needs a GPU' % (slug, t))
         if outcome != 'passed':
-            why = {'lost': 'lost points', 'timeout': 'timed out', 'noresult': 'gave no results (not a test of the '
-                   'grader? regenerate: make mutate-gen)'}[outcome]
+            why = {'lost': 'lost points', 'timeout': 'timed out', 'ungraded': 'was NOT GRADED (a measurement it could '
+                   'not trust)', 'noresult': 'gave no results (not a test of the grader? regenerate: make mutate-gen)'}[
+                outcome]
             raise Fail('%s: the reference %s on %s (log: %s): this GPU is not fit to judge; lab left out' % (
                 slug, why, t, rel(log)), code=1)
         times[t] = secs
@@ -288,36 +293,59 @@ def timed_tests(slug):
     return set(got.stdout.split()) if got.returncode == 0 else set()
 
 
-def grade_mutant(out, slug, m, ref_times, timed=frozenset()):
-    """(status, killed_by, seconds) of one built mutant: its tests until one kills it, the timed ones last (a failing
-    speed test is measured three times) and each kind fastest first"""
+def grade_mutant(out, slug, m, tests, ref_times, shared=False):
+    """(status, killed_by, seconds, left) of one built mutant on tests, in that order, until one kills it. shared:
+    other gradings use the GPU beside it, so a test that runs out of time or is NOT GRADED there is not judged but
+    left (left) for a grading alone. Alone, a NOT GRADED test is graded again, up to 3 times; one never graded
+    does not kill"""
     log = os.path.join(out, slug, 'log', m['id'] + '.log')
-    os.makedirs(os.path.dirname(log), exist_ok=True)
-    open(log, 'w').close()
-    total = 0.0
-    for t in sorted(m['tests'], key=lambda t: (t in timed, ref_times[t], t)):
-        outcome, secs = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
-        total += secs
+    total, left = 0.0, []
+    for t in tests:
+        for _ in range(1 if shared else 3):
+            outcome, secs = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
+            total += secs
+            if outcome != 'ungraded':
+                break
         if outcome == 'skipped':
             raise Fail('%s: %s was SKIPPED for mutant %s: grading mutants needs a GPU' % (slug, t, m['id']))
-        if outcome != 'passed':
-            return 'killed', t, total
-    return 'survived', '', total
+        if outcome in ('timeout', 'ungraded') and shared:
+            left.append(t)
+        elif outcome not in ('passed', 'ungraded'):
+            return 'killed', t, total, []
+    return 'survived', '', total, left
 
 
-def grade_lab(out, slug, mutants, built, equivalent, points=None):
-    """report rows for one lab's mutants, and the lab's seconds; raises Fail(code 1) when the reference fails"""
+def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
+    """report rows for one lab's mutants, and the lab's seconds; raises Fail(code 1) when the reference fails.
+    First each mutant's tests that time nothing, gpu_jobs mutants at once (a correctness check holds on a shared
+    GPU); then, one mutant at a time with the GPU to itself, the timed tests of those still alive (a failing one is
+    measured again) and any test that ran out of time beside the others"""
     t0 = time.monotonic()
     tests = sorted({t for m in mutants if (slug, m['id']) in built for t in m['tests']})
     ref = grade_reference(out, slug, tests, points)
     timed = timed_tests(slug)
+    todo = [m for m in mutants if (slug, m['id']) in built]
+    for m in todo:
+        os.makedirs(os.path.join(out, slug, 'log'), exist_ok=True)
+        open(os.path.join(out, slug, 'log', m['id'] + '.log'), 'w').close()
+
+    def order(ts):
+        return sorted(ts, key=lambda t: (ref[t], t))  # fastest first
+
+    def shared_pass(m):
+        return grade_mutant(out, slug, m, order(t for t in m['tests'] if t not in timed), ref, shared=gpu_jobs > 1)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=gpu_jobs) as ex:
+        first = dict(zip([m['id'] for m in todo], ex.map(shared_pass, todo)))
     rows = []
     for m in mutants:
         row = {k: m[k] for k in ('lab', 'id', 'operator', 'line', 'function')}
         if (slug, m['id']) not in built:
             row.update(status='stillborn', killed_by='', seconds=0.0)
         else:
-            status, by, secs = grade_mutant(out, slug, m, ref, timed)
+            status, by, secs, left = first[m['id']]
+            if status == 'survived':
+                status, by, more, _ = grade_mutant(out, slug, m, left + order(t for t in m['tests'] if t in timed), ref)
+                secs += more
             if status == 'survived' and m['id'] in equivalent:
                 status = 'equivalent'
             row.update(status=status, killed_by=by, seconds=secs)
@@ -349,6 +377,8 @@ def main():
     ap.add_argument('--labs', default='', help='labs to grade, e.g. "01 05" (default: every lab with a manifest)')
     ap.add_argument('--sample', type=int, default=0, help='grade a fixed sample of N mutants per lab')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2, help='parallel compiles (default: every core)')
+    ap.add_argument('--gpu-jobs', type=int, default=min(8, os.cpu_count() or 1),
+                    help='mutants graded at once on their tests that time nothing (default: the cores, at most 8)')
     ap.add_argument('--out', default='build/mutate', help='where the manifests are and the report goes')
     ap.add_argument('--ids', help='grade only these mutants: a file of lines "NN-slug ID" (e.g. the survivors of a '
                     'report, after the tests changed)')
@@ -358,8 +388,8 @@ def main():
     ap.add_argument('--check-equivalent', action='store_true', help='only check the equivalent.txt files')
     ap.add_argument('--equivalent-dir', default=os.path.join(ROOT, 'grader', 'mutants'), help=argparse.SUPPRESS)
     a = ap.parse_args()
-    if a.sample < 0 or a.jobs < 1:
-        raise Fail('--sample needs N >= 0 and --jobs J >= 1')
+    if a.sample < 0 or a.jobs < 1 or a.gpu_jobs < 1:
+        raise Fail('--sample needs N >= 0, --jobs J >= 1 and --gpu-jobs G >= 1')
     out = os.path.abspath(a.out)
     labs = manifest_labs(out, a.labs)
     if a.check_equivalent:
@@ -386,7 +416,8 @@ def main():
     rows, secs, notes, failed = [], {}, {}, False
     for slug in labs:
         try:
-            got, secs[slug] = grade_lab(out, slug, todo[slug], built, equivalent[slug], a.reference_points)
+            got, secs[slug] = grade_lab(out, slug, todo[slug], built, equivalent[slug], a.reference_points,
+                                      a.gpu_jobs)
             rows += got
             if a.sample:
                 notes[slug] = ['a sample of %d of its %d mutants (--sample)' % (len(todo[slug]),

@@ -10,8 +10,10 @@
 #    shared GPU: a reference must get full points over both parts on a GPU (without one, pass every CPU test and SKIP
 #    the others with a reason), a skeleton must not pass, and a target a mutant failed with no speed figure missed is
 #    lost for good.
+#    There a speed check measures once (XL_ONE_ATTEMPT=1): a miss beside other gradings is graded again alone anyway.
 # 3. Any other target of a mutant (a speed figure missed, NOT GRADED, or passed while other gradings shared the GPU)
-#    is graded again with the mutant alone on the GPU, and that grading decides.
+#    is graded again with the mutant alone on the GPU, and that grading decides (one NOT GRADED there is graded
+#    again, up to 3 times: the host's lanes run beside and can disturb a measurement).
 # XL_TEST_LABS="03 04" grades only those labs.
 
 # filter_of TESTS... - Criterion's --filter for these suite.name tests
@@ -80,8 +82,8 @@ for slug in ${slugs[@]+"${slugs[@]}"}; do
     for mut in grader/mutants/$slug/*.diff; do
         [ -f "$mut" ] || continue
         name=$(basename "$mut" .diff) targets=$(mutant_targets "$mut")
-        [ -z "$targets" ] || XL_RATIO_LOG=$LOG/$slug-mutant-$name-ratios.tsv pool_grade "$B/bin/$slug-mutant-$name" \
-            "$slug-mutant-$name" --filter="$(filter_of $targets)"
+        [ -z "$targets" ] || XL_ONE_ATTEMPT=1 XL_RATIO_LOG=$LOG/$slug-mutant-$name-ratios.tsv \
+            pool_grade "$B/bin/$slug-mutant-$name" "$slug-mutant-$name" --filter="$(filter_of $targets)"
     done
 done
 wait ${pool_pids[@]+"${pool_pids[@]}"}
@@ -140,9 +142,15 @@ for a in ${alone[@]+"${alone[@]}"}; do
     grade "$B/bin/$slug-mutant-$name" "$d" --filter="$(filter_of $targets)"
     for t in $targets; do
         read -r s m st <<<"$(score "$LOG/$d/points.tsv" "$t" 2>/dev/null)"
+        for again in 2 3; do # NOT GRADED: the GPU or the host was disturbed (the host's lanes run beside): again
+            [ "$st" = ungraded ] || break
+            grade "$B/bin/$slug-mutant-$name" "$d-$again" --filter="$(filter_of $t)"
+            read -r s m st <<<"$(score "$LOG/$d-$again/points.tsv" "$t" 2>/dev/null)"
+        done
         if [ "$st" = skipped ]; then skipped "$slug mutant $name: $t needs a GPU"
         elif [ "$st" = failed ] && [ "$s" = 0 ]; then ok "$slug mutant $name: loses $t ($m points; graded alone)"
-        elif [ "$st" = ungraded ]; then bad "$slug mutant $name: $t was NOT GRADED with the GPU to itself: its measurement is unsound on this GPU (log: $LOG/$d.log)"
+        elif [ "$st" = ungraded ]; then
+            bad "$slug mutant $name: $t was NOT GRADED 3 times with the GPU to itself: its measurement is unsound on this GPU (log: $LOG/$d.log)"
         else bad "$slug mutant $name: still earns ${s:-?}/${m:-?} on $t, ${st:-no result}, graded alone (log: $LOG/$d.log)"; fi
     done
 done

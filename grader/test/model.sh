@@ -27,10 +27,10 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     expect model.timed_within 1 passed "a timed figure within its bar (at most, at least) passes"
     expect model.timed_over 0 failed "a timed figure past its bar fails (no other process on the GPU)"
     expect model.timed_undeclared 0 failed "a timed check in a test not declared XL_TIMED fails"
-    if [ "$(XL_LIST_TIMED=1 $B/bin/grade-selftest | sort | tr '\n' ' ')" = "model.ratio_impossible_then_true model.ratio_low model.ratio_nan model.ratio_retry model.ratio_unsound model.timed_over model.timed_within " ]; then
+    if [ "$(XL_LIST_TIMED=1 $B/bin/grade-selftest | sort | tr '\n' ' ')" = "model.ratio_far model.ratio_impossible_then_true model.ratio_low model.ratio_nan model.ratio_retry model.ratio_unsound model.timed_over model.timed_within " ]; then
         ok "grading model: XL_LIST_TIMED=1 lists the tests declared timed, and only those"
     else bad "grading model: XL_LIST_TIMED=1 lists: $(XL_LIST_TIMED=1 $B/bin/grade-selftest | tr '\n' ' ')"; fi
-    if [ "$(grep -E '^model\.ratio_(low|retry)	' "$LOG/selftest-ratios.tsv" | cut -f1-4,6,7 | sort | tr '\t\n' '|;')" = "model.ratio_low|1|0.5|0.8|low|always 0.5;model.ratio_low|2|0.5|0.8|low|always 0.5;model.ratio_low|3|0.5|0.8|low|always 0.5;model.ratio_retry|1|0.5|0.8|rising|call 1 of rising;model.ratio_retry|2|0.9|0.8|rising|call 2 of rising;" ] &&
+    if [ "$(grep -E '^model\.ratio_(far|low|retry)	' "$LOG/selftest-ratios.tsv" | cut -f1-4,6,7 | sort | tr '\t\n' '|;')" = "model.ratio_far|1|0.3|0.8|far|always 0.3;model.ratio_low|1|0.5|0.8|low|always 0.5;model.ratio_low|2|0.5|0.8|low|always 0.5;model.ratio_low|3|0.5|0.8|low|always 0.5;model.ratio_retry|1|0.5|0.8|rising|call 1 of rising;model.ratio_retry|2|0.9|0.8|rising|call 2 of rising;" ] &&
         [ "$(grep -c '^model\.ratio_unsound	.*	NOT SOUND (the planted baseline moved from 1 to 3' "$LOG/selftest-ratios.tsv")" = 3 ]; then
         ok "grading model: XL_RATIO_LOG gets one line per measurement, keyed by the test's name, with its bar, label and figures, an unsound one marked NOT SOUND"
     else bad "grading model: the ratio log ($LOG/selftest-ratios.tsv) is not one line per measurement"; fi
@@ -42,18 +42,18 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     if XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q 'model.hidden'; then bad "grading model: the points table lists a hidden test"
     else ok "grading model: the points table leaves hidden tests out (one line adds up their points)"; fi
     json=$LOG/selftest/results.json
-    for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' 'below the threshold in 3 fresh' \
+    for msg in 'planted failure 42' 'ended the process' 'signal 11' 'did not finish within 1 s' 'missed the threshold in 3 fresh' 'far (need >= 0.8): missed the threshold by more than 2x' \
         'NOT GRADED: unsound (need >= 0.8) could not be measured soundly' '2 speed tests were NOT GRADED' \
         'selftest.c:[0-9]*: cudaErrorInvalidValue failed' 'XL_NO_GPU' 'a note shown with the result' 'planted time 305 ms over its bar' \
         'grader error: model.timed_undeclared makes a speed or timed check but is not declared XL_TIMED'; do
         if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
     done
     if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==9 and d["max_score"]==35 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
-            ok "grading model: results.json is valid Gradescope JSON (score 9 of 35; the hidden test marked hidden)"
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==9 and d["max_score"]==36 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 9 of 36; the hidden test marked hidden)"
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
-    if grep -q '^lab 00 grading-model: 9/35 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
+    if grep -q '^lab 00 grading-model: 9/36 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
