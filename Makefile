@@ -180,39 +180,71 @@ ifneq ($(ARG_ERROR),)
 $(error make $(GOAL): $(ARG_ERROR))
 endif
 
+# quiet_make WHAT TARGETS... - a shell function for a recipe: makes TARGETS with one line of progress ("building
+# WHAT") where there is something to build, instead of a line per file; on failure shows the compiler's message
+# (the log, without the progress lines of make's own) and returns non-zero
+define quiet_make
+quiet_make() { \
+  w=$$1; shift; $(SUB_MAKE) -q "$$@" 2>/dev/null && return 0; echo "building $$w"; \
+  mkdir -p $(B)/logs; log=$(B)/logs/build-$$$$.log; \
+  if $(SUB_MAKE) -s "$$@" >$$log 2>&1; then rm -f $$log; return 0; fi; \
+  grep -v -e '^   [A-Z]*  *$(B)/' -e '^make\[[0-9]*\]: \*\*\*' $$log; rm -f $$log; return 1; }
+endef
+
+# each_lab KINDS,DIR - a shell loop for a recipe: builds $(B)/bin/LAB-KIND, for each KIND and each lab of LAB_SEL,
+# lab by lab (quiet_make: "building lab NN name (k of n)"). A lab whose DIR/LAB/lab.cu does not compile is said once
+# (the compiler's message above it) and left out: the labs built are in $$built, the ids of the others in $$broken.
+# One broken lab blocks no other.
+define each_lab
+$(quiet_make); built='' broken='' k=0; \
+for l in $(LAB_SEL); do \
+  k=$$((k + 1)); \
+  if quiet_make "lab $${l%%-*} $${l#*-} ($$k of $(words $(LAB_SEL)))" $(foreach t,$(1),$(B)/bin/$$l-$(t)); then \
+    built="$$built $$l"; \
+  else echo "lab $${l%%-*} $${l#*-}: $(2)/$$l/lab.cu does not compile (the compiler's message is above): left out"; \
+    broken="$$broken $${l%%-*}"; fi; \
+done
+endef
+
 # make grade [LAB=01] [IMPL=solution|student]: each lab built and graded on its own; one whose lab.cu does not
 # compile is told (the compiler's message above it) and the others are graded
 NO_SOLUTIONS := $(if $(filter solution,$(IMPL)),$(if $(wildcard solutions),,yes))
 IMPL_DIR := $(if $(filter solution,$(IMPL)),solutions,labs)
+IMPL_SFX := $(if $(filter solution,$(IMPL)),-solution)
 grade: deps
 	@$(if $(NO_SOLUTIONS),echo "make grade: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
-	 $(SUB_MAKE) -s $(LIBXL) $(PROBE) || exit 2; \
+	 $(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
 	 probe=$$($(PROBE)) || { echo "$$probe: the tests that need a GPU are skipped, and each lab's line says how many points they hold"; \
 	   export XL_SKIP_REASON_SAID=1; }; \
-	 broken=''; \
-	 for l in $(LAB_SEL); do \
-	   bin=$(B)/bin/$$l-grade$(if $(filter solution,$(IMPL)),-solution); \
-	   if ! $(SUB_MAKE) -s $$bin; then \
-	     echo "lab $${l%%-*} $${l#*-}: $(IMPL_DIR)/$$l/lab.cu does not compile (the compiler's message is above): not graded"; \
-	     broken="$$broken $${l%%-*}"; continue; \
-	   fi; \
+	 $(call each_lab,grade$(IMPL_SFX),$(IMPL_DIR)); \
+	 for l in $$built; do \
 	   mkdir -p $(B)/results/$$l-$(IMPL); \
-	   XL_IMPL=$(IMPL) XL_RESULTS_DIR=$(B)/results/$$l-$(IMPL) $$bin --short-filename || exit 2; \
+	   XL_IMPL=$(IMPL) XL_RESULTS_DIR=$(B)/results/$$l-$(IMPL) $(B)/bin/$$l-grade$(IMPL_SFX) --short-filename || exit 2; \
 	 done; \
 	 [ -z "$$broken" ] || { echo "make grade: not graded, the code does not compile: lab$$broken" >&2; exit 2; }
 
 # make run LAB=01 [IMPL=solution] [ARGS="..."]: builds that lab's explorer only
 run: deps
 	@$(if $(NO_SOLUTIONS),echo "make run: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
-	 bin=$(B)/bin/$(LAB_SEL)-explore$(if $(filter solution,$(IMPL)),-solution); \
-	 $(SUB_MAKE) -s $$bin || { echo "make run: $(IMPL_DIR)/$(LAB_SEL)/lab.cu does not compile (the compiler's message is above)" >&2; exit 2; }; \
+	 bin=$(B)/bin/$(LAB_SEL)-explore$(IMPL_SFX); $(quiet_make); \
+	 quiet_make "lab $(LAB_IDS)'s explorer" $$bin || { echo "make run: $(IMPL_DIR)/$(LAB_SEL)/lab.cu does not compile (the compiler's message is above)" >&2; exit 2; }; \
 	 $$bin $(ARGS)
 
-plots: all
-	@plots/render.sh
+# make plots and make demo build only what they run, lab by lab: the tour's code is the reference solutions' (in a
+# student tree, the student's); a lab that does not compile is told, the others go on, and the exit status is 2
+TOUR_SFX := $(if $(wildcard solutions),-solution)
+TOUR_DIR := $(if $(wildcard solutions),solutions,labs)
+plots: deps
+	@$(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
+	 if $(PROBE) >/dev/null; then $(call each_lab,explore$(TOUR_SFX),$(TOUR_DIR)); else broken=''; fi; \
+	 XL_PLOTS_LABS="$$built" plots/render.sh || exit $$?; \
+	 [ -z "$$broken" ] || { echo "make plots: not measured, the code does not compile: lab$$broken" >&2; exit 2; }
 
-demo: all
-	@grader/scripts/demo.sh
+demo: deps
+	@$(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
+	 if $(PROBE) >/dev/null; then $(call each_lab,explore$(TOUR_SFX) grade$(TOUR_SFX),$(TOUR_DIR)); \
+	 else $(call each_lab,grade$(TOUR_SFX),$(TOUR_DIR)); fi; \
+	 XL_DEMO_BROKEN="$$broken" grader/scripts/demo.sh
 
 test: all
 	@grader/test/test.sh
@@ -247,7 +279,7 @@ classroom: all
 	 echo "classroom: $(B)/classroom/$(LAB_SEL).yml (put it in the assignment's .github/workflows/)"
 
 # make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
-docs: all
+docs: deps
 	@out=$$(XL_PLOTS_FROM_REF=1 plots/render.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; docs/render.sh
 
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests

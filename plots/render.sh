@@ -4,7 +4,8 @@
 # With a GPU, each lab's reference explorer (in a student tree, yours) measures fresh data first
 # (build/data/NN-slug-this-gpu.csv). Every build/data/NN-slug-NAME.csv (measured here, or an explorer's --csv
 # brought back from a GPU host) is charted beside the committed reference data (refdata/), as NN-chart-NAME.
-# XL_PLOTS_FROM_REF=1 charts the reference data alone, measuring nothing; XL_PLOTS_OUT=DIR writes elsewhere.
+# XL_PLOTS_FROM_REF=1 charts the reference data alone, measuring nothing; XL_PLOTS_OUT=DIR writes elsewhere;
+# XL_PLOTS_LABS="01-slug ..." measures only those labs (make plots: the others' code did not compile).
 # A CSV holds one table: labs 04 and 05 write their timeline beside the figures, as NAME-timeline.csv, and
 # plots/NN-timeline.gp draws that file (lab 03's CSV is a timeline itself).
 # A CSV in build/data/ that gnuplot cannot chart gets one line naming it and is skipped, with no chart left of it;
@@ -31,7 +32,9 @@ for lab in labs/[0-9][0-9]-*/; do
     for csv in refdata/$slug/*.csv; do
         [ -f "$csv" ] && ! beside "$csv" && sets+=("$csv")
     done
-    if [ $fresh = 1 ]; then
+    measure=$fresh # XL_PLOTS_LABS (make plots): the labs whose explorer was built; a lab not in it is not measured
+    case " ${XL_PLOTS_LABS-$slug} " in *" $slug "*) ;; *) measure=0 ;; esac
+    if [ $measure = 1 ]; then
         csv=$B/data/$slug-this-gpu.csv
         ex=$B/bin/$slug-explore-solution; [ -x "$ex" ] || ex=$B/bin/$slug-explore # a student tree: your own
         $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1 || { echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; rm -f "$csv" "${csv%.csv}-timeline.csv"; }

@@ -95,6 +95,8 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             rc02=$?
             (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory grade) >"$LOG/handout-broken-all.log" 2>&1
             rcall=$?
+            (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory demo) >"$LOG/handout-broken-demo.log" 2>&1
+            rcdemo=$?
             cp "$LOG/lab01-kept.cu" "$l01"
             if [ $rc02 = 0 ] && grep -q '^lab 02 ' "$LOG/handout-broken-02.log" && ! grep -q 'lab.cu(' "$LOG/handout-broken-02.log" &&
                 [ $rcall = 2 ] && [ "$(grep -c '^lab 0[2-9] [a-z-]*: [0-9]*/' "$LOG/handout-broken-all.log")" = $((nlabs - 1)) ] &&
@@ -103,6 +105,13 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
                 grep -q '^make grade: not graded, the code does not compile: lab 01$' "$LOG/handout-broken-all.log"; then
                 ok "handout: with lab 01's lab.cu broken, make grade LAB=02 grades lab 02, and make grade the other $((nlabs - 1)) labs, names lab 01 with the compiler's message once, exit 2"
             else bad "handout: a broken lab 01 (exit $rc02 and $rcall; logs: $LOG/handout-broken-02.log, $LOG/handout-broken-all.log)"; fi
+            if [ $rcdemo = 2 ] && [ "$(grep -c '^lab 0[2-9] [a-z-]*: [0-9]*/.*(your lab.cu: ' "$LOG/handout-broken-demo.log")" = $((nlabs - 1)) ] &&
+                [ "$(grep -c 'lab.cu([0-9]*): error' "$LOG/handout-broken-demo.log")" = 1 ] &&
+                grep -q '^lab 01 pageable-copy: labs/01-pageable-copy/lab.cu does not compile: not measured, not graded$' "$LOG/handout-broken-demo.log" &&
+                grep -q '^plots: [0-9]* charts in build/plots' "$LOG/handout-broken-demo.log" &&
+                grep -q '^make demo: left out, the code does not compile: lab 01$' "$LOG/handout-broken-demo.log"; then
+                ok "handout: with lab 01's lab.cu broken, make demo grades the other $((nlabs - 1)) labs, draws the charts, names lab 01 with the compiler's message once, exit 2"
+            else bad "handout: make demo with a broken lab 01 (exit $rcdemo; log: $LOG/handout-broken-demo.log)"; fi
             # GitHub Classroom: the workflow's steps, run in the student tree on the reference's lab.cu
             if make -s classroom LAB=01 >"$LOG/classroom.log" 2>&1 && python3 - "$B/classroom/01-pageable-copy.yml" "$(XL_POINTS_TABLE=1 $B/bin/01-pageable-copy-grade | sed -n 's/^| \*\*total\*\* | \*\*\([0-9]*\)\*\*.*/\1/p')" <<'PY' >>"$LOG/classroom.log" 2>&1
 import sys
