@@ -25,8 +25,8 @@ typedef struct {
 
 /* How much longer than its own timer Criterion lets a test run before it stops it. A test ends itself when its time
  * is up; Criterion's timeout is kept only for code that stops the timer, because when it fires, Criterion 2.4's runner
- * can crash (a double free in its timeout thread: about 1 grading in 50 with a hanging test, several gradings at
- * once), losing every test's result. */
+ * can crash (a double free in its timeout thread: 2 of 200 gradings of a grader with a hanging test, 4 at once on
+ * 2 cores), losing every test's result. */
 #define XL_TIMEOUT_BACKSTOP_S 30
 
 /* A test's kind. XL_GPU: skipped with one line when there is no GPU. XL_TIMED: a GPU test that makes a speed or
