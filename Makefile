@@ -171,11 +171,19 @@ LAB_IDS = $(foreach l,$(LAB_SEL),$(call lab_id,$(l)))
 LAB_ONE_TARGETS := run stability gradescope classroom
 LAB_ANY_TARGETS := grade mutate mutate-gen
 IMPL_TARGETS := grade run
-GOAL := $(firstword $(filter $(LAB_ONE_TARGETS) $(LAB_ANY_TARGETS),$(MAKECMDGOALS)))
+STAFF_TARGETS := gradescope handout class stability classroom mutate mutate-gen
+GOAL := $(firstword $(filter $(LAB_ONE_TARGETS) $(LAB_ANY_TARGETS) $(STAFF_TARGETS),$(MAKECMDGOALS)))
+staff_error = $(if $(wildcard solutions),,for course staff: this is a student tree (it has no solutions/))
 lab_error = $(if $(LAB_BAD),no lab '$(firstword $(LAB_BAD))': say 1$(,) 01 or the full name (labs: $(LABS)))
 one_error = $(if $(strip $(LAB)),$(if $(word 2,$(LAB_SEL)),one lab at a time$(,) e.g. LAB=$(firstword $(LAB_IDS))),say which lab$(,) e.g. make $(GOAL) LAB=01 (labs: $(LABS)))
-impl_error = $(if $(filter student solution,$(IMPL)),$(if $(word 2,$(IMPL)),IMPL is one word),IMPL is student (your lab.cu$(,) the default) or solution (the reference)$(,) not '$(IMPL)')
-ARG_ERROR := $(if $(GOAL),$(strip $(or $(lab_error),$(if $(filter $(GOAL),$(LAB_ONE_TARGETS)),$(one_error)),$(if $(filter $(GOAL),$(IMPL_TARGETS)),$(impl_error)))))
+impl_error = $(if $(filter student solution,$(IMPL)),$(if $(word 2,$(IMPL)),IMPL is one word,$(if $(filter solution,$(IMPL)),$(if $(wildcard solutions),,IMPL=solution needs the reference solutions; a student tree has none))),IMPL is student (your lab.cu$(,) the default) or solution (the reference)$(,) not '$(IMPL)')
+class_error = $(if $(strip $(SUBS)),$(if $(wildcard $(SUBS)/.),,no folder '$(SUBS)': SUBS= names the folder of submissions),say where the submissions are$(,) e.g. make class SUBS=submissions/)
+# make stability's N, MINUTES and LOAD are checked by stability.py itself (--check), RESUME here
+STABILITY_ARGS = $(LAB_IDS) $(or $(N),50) $(if $(MINUTES),--minutes '$(MINUTES)') $(if $(filter 1,$(RESUME)),--resume) $(if $(LOAD),--load '$(LOAD)')
+stability_error = $(if $(filter-out 0 1,$(RESUME)),RESUME is 1 (add runs to the last report) or 0$(,) not '$(RESUME)',$(subst stability: ,,$(shell python3 grader/scripts/stability.py --check $(STABILITY_ARGS) 2>&1)))
+sample_error = $(if $(SAMPLE),$(if $(shell [[ '$(SAMPLE)' =~ ^[0-9]+$$ ]] && echo ok),,SAMPLE is a whole number of mutants per lab$(,) e.g. SAMPLE=12$(,) not '$(SAMPLE)'))
+# the goal's first error, checked in this order (each check is "" or one line), before anything is built
+ARG_ERROR := $(if $(GOAL),$(strip $(or $(if $(filter $(GOAL),$(STAFF_TARGETS)),$(staff_error)),$(lab_error),$(if $(filter $(GOAL),$(LAB_ONE_TARGETS)),$(one_error)),$(if $(filter $(GOAL),$(IMPL_TARGETS)),$(impl_error)),$(if $(filter class,$(GOAL)),$(class_error)),$(if $(filter stability,$(GOAL)),$(stability_error)),$(if $(filter mutate,$(GOAL)),$(sample_error)))))
 ifneq ($(ARG_ERROR),)
 $(error make $(GOAL): $(ARG_ERROR))
 endif
@@ -208,12 +216,10 @@ endef
 
 # make grade [LAB=01] [IMPL=solution|student]: each lab built and graded on its own; one whose lab.cu does not
 # compile is told (the compiler's message above it) and the others are graded
-NO_SOLUTIONS := $(if $(filter solution,$(IMPL)),$(if $(wildcard solutions),,yes))
 IMPL_DIR := $(if $(filter solution,$(IMPL)),solutions,labs)
 IMPL_SFX := $(if $(filter solution,$(IMPL)),-solution)
 grade: deps
-	@$(if $(NO_SOLUTIONS),echo "make grade: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
-	 $(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
+	@$(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
 	 probe=$$($(PROBE)) || { echo "$$probe: the tests that need a GPU are skipped, and each lab's line says how many points they hold"; \
 	   export XL_SKIP_REASON_SAID=1; }; \
 	 $(call each_lab,grade$(IMPL_SFX),$(IMPL_DIR)); \
@@ -225,8 +231,7 @@ grade: deps
 
 # make run LAB=01 [IMPL=solution] [ARGS="..."]: builds that lab's explorer only
 run: deps
-	@$(if $(NO_SOLUTIONS),echo "make run: IMPL=solution needs the reference solutions; a student tree has none" >&2; exit 2;) \
-	 bin=$(B)/bin/$(LAB_SEL)-explore$(IMPL_SFX); $(quiet_make); \
+	@bin=$(B)/bin/$(LAB_SEL)-explore$(IMPL_SFX); $(quiet_make); \
 	 quiet_make "lab $(LAB_IDS)'s explorer" $$bin || { echo "make run: $(IMPL_DIR)/$(LAB_SEL)/lab.cu does not compile (the compiler's message is above)" >&2; exit 2; }; \
 	 $$bin $(ARGS)
 
@@ -258,24 +263,19 @@ bundle:
 
 # make gradescope LAB=NN: the autograder zip for Gradescope (no solutions, no mutants)
 gradescope:
-	@$(if $(wildcard grader/class/gradescope),,echo "make gradescope: for course staff; a student tree does not have it" >&2; exit 2;) \
-	 grader/class/gradescope.sh $(LAB_SEL) $(B)/gradescope/$(LAB_SEL)-autograder.zip
+	@grader/class/gradescope.sh $(LAB_SEL) $(B)/gradescope/$(LAB_SEL)-autograder.zip
 
 # make class SUBS=folder [ARGS="--labs '01 03' --force --out DIR ..."]: grade a whole class (docs/grading.md)
 class: all
-	@$(if $(SUBS),,echo "make class: say where the submissions are, e.g. make class SUBS=submissions/" >&2; exit 2;) \
-	 $(if $(wildcard grader/class/class.py),,echo "make class: for course staff; a student tree does not have it" >&2; exit 2;) \
-	 python3 grader/class/class.py "$(SUBS)" $(ARGS)
+	@python3 grader/class/class.py "$(SUBS)" $(ARGS)
 
 # make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N; LOAD grades beside the kit's load generator
 stability: all
-	@$(if $(wildcard grader/scripts/stability.py),,echo "make stability: for course staff; a student tree does not have it" >&2; exit 2;) \
-	 python3 grader/scripts/stability.py $(LAB_IDS) $(or $(N),50) $(if $(MINUTES),--minutes $(MINUTES)) $(if $(filter-out 0,$(RESUME)),--resume) $(if $(LOAD),--load $(LOAD))
+	@python3 grader/scripts/stability.py $(STABILITY_ARGS)
 
 # make classroom LAB=NN: a GitHub Classroom workflow for the lab, for a self-hosted GPU runner
 classroom: all
-	@$(if $(wildcard grader/class/classroom.sh),,echo "make classroom: for course staff; a student tree does not have it" >&2; exit 2;) \
-	 mkdir -p $(B)/classroom && grader/class/classroom.sh $(LAB_IDS) >$(B)/classroom/$(LAB_SEL).yml && \
+	@mkdir -p $(B)/classroom && grader/class/classroom.sh $(LAB_IDS) >$(B)/classroom/$(LAB_SEL).yml && \
 	 echo "classroom: $(B)/classroom/$(LAB_SEL).yml (put it in the assignment's .github/workflows/)"
 
 # make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
@@ -284,8 +284,7 @@ docs: deps
 
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
 handout:
-	@$(if $(wildcard solutions),,echo "make handout: this is a student tree already (no solutions/)"; exit 2;) \
-	 grader/scripts/handout.sh $(B)/handout
+	@grader/scripts/handout.sh $(B)/handout
 
 help:
 	@echo "xferlab - graded CUDA labs on moving data between host and GPU"

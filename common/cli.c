@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sizes.h"
 
@@ -19,6 +21,35 @@ static int bad(const char *prog, const char *msg)
 static const char *metavar(const xl_opt *o)
 {
     return o->kind == XL_OPT_INT ? "N" : o->kind == XL_OPT_SIZE ? "SIZE" : "FILE";
+}
+
+/* out_file_problem - why a file cannot be written at path (it is a folder, or its folder is missing or not
+ * writable), as one line into msg; 0 when it can be. Writes nothing. */
+static int out_file_problem(const char *name, const char *path, char *msg, size_t len)
+{
+    struct stat st;
+    char dir[1024];
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int n = (int)strlen(path);
+        while (n > 1 && path[n - 1] == '/')
+            n--;
+        snprintf(msg, len, "--%s: '%.100s' is a folder: name a file in it, e.g. --%s %.*s/out.csv", name, path, name,
+                 n < 100 ? n : 100, path);
+        return 1;
+    }
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(msg, len, "--%s: no folder '%.100s' to write '%.100s' in: make it first, or name a file in a folder that "
+                 "exists", name, dir, slash ? slash + 1 : path);
+        return 1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(msg, len, "--%s: cannot write in the folder '%.100s' (%s): name a file in a folder you can write", name,
+                 dir, strerror(errno));
+        return 1;
+    }
+    return 0;
 }
 
 /* usage - the usage line, about, and one line per option, to stdout */
@@ -42,10 +73,12 @@ static void usage(const char *prog, const char *about, const xl_opt *opts, int n
 /* set - parses value into opts[k]; 0, or 2 after one line */
 static int set(const char *prog, const xl_opt *o, const char *value)
 {
-    char msg[256];
-    if (o->kind == XL_OPT_TEXT) {
+    char msg[512];
+    if (o->kind == XL_OPT_TEXT || o->kind == XL_OPT_OUTFILE) {
         if (!*value)
-            return bad(prog, "an empty file name");
+            return bad(prog, o->kind == XL_OPT_OUTFILE ? "an empty file name" : "an empty value");
+        if (o->kind == XL_OPT_OUTFILE && out_file_problem(o->name, value, msg, sizeof msg))
+            return bad(prog, msg);
         *(const char **)o->out = value;
         return 0;
     }

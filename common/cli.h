@@ -17,7 +17,9 @@ extern "C" {
 typedef enum {
     XL_OPT_INT,  /* a whole number from lo to hi, into int *out */
     XL_OPT_SIZE, /* bytes, or with K, M, G, from lo to hi bytes, into size_t *out */
-    XL_OPT_TEXT  /* any text (a file name), into const char **out */
+    XL_OPT_TEXT, /* any text, into const char **out */
+    XL_OPT_OUTFILE /* a file to write, into const char **out: refused when it names a folder, or a folder that does
+                    * not exist or cannot be written (told before any work, not after a long measurement) */
 } xl_opt_kind;
 
 /* One option: --name VALUE. */

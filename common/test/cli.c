@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 
@@ -49,4 +50,21 @@ Test(cli, help_prints_usage_and_returns_1, .init = cr_redirect_stdout)
     cr_assert_stdout_eq_str("usage: prog [--reps N] [--max SIZE] [--csv FILE]\nabout\n"
                             "  --reps N          runs\n  --max SIZE        largest\n  --csv FILE        output\n"
                             "SIZE: bytes, or with K, M, G (KiB, MiB, GiB), e.g. 4096, 64K, 16M, 1G\n");
+}
+
+Test(cli, an_output_file_that_cannot_be_written_is_refused_at_once, .init = cr_redirect_stderr)
+{
+    const char *out = NULL;
+    const char *ok_path = "/tmp/xferlab-unit-cli-never-written.csv";
+    xl_opt opts[] = {{"csv", XL_OPT_OUTFILE, &out, 0, 0, "output"}};
+    const char *paths[] = {"/nonexistent-xferlab/x.csv", "/tmp", "/tmp/", "/etc/passwd/x.csv", ""};
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        char *argv[] = {"prog", "--csv", (char *)paths[k]};
+        cr_assert(xl_cli_parse("prog", "about", opts, 1, 3, argv) == 2, "--csv '%s' was accepted", paths[k]);
+        cr_assert(out == NULL, "a refused --csv '%s' was kept", paths[k]);
+    }
+    unlink(ok_path);
+    char *argv[] = {"prog", "--csv", (char *)ok_path};
+    cr_assert(xl_cli_parse("prog", "about", opts, 1, 3, argv) == 0 && out == ok_path, "a file in /tmp was refused");
+    cr_assert(access(ok_path, F_OK) != 0, "checking --csv made the file");
 }

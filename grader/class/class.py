@@ -520,7 +520,10 @@ def grade_on_slurm(jobs, a, out, slurm_args):
 def run_task(spec, out, limits, env, max_of, probe):
     """--task FILE:N: grades line N of FILE on this node (a Slurm array task); exit 0 when its record is saved"""
     path, _, n = spec.rpartition(':')
-    lines = open(path).read().splitlines()
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        die('--task %s: cannot read %s (%s)' % (spec, path, e.strerror))
     if not n.isdigit() or int(n) >= len(lines):
         die('--task %s: no such line' % spec)
     student, slug, lab_cu, uid = lines[int(n)].split('\t')
@@ -569,6 +572,7 @@ def main():
                     help='more sbatch options (default "--gres=gpu:1"; "" without GPUs)')
     ap.add_argument('--task', help=argparse.SUPPRESS)  # FILE:N, one array task (set by --slurm); XL_CLASS_GPU=1:
     # the node must pass the GPU probe (a task that fails it leaves no record, so the next run grades it)
+    ap.error = lambda msg: die('%s (make class ARGS="--help" lists the options)' % msg)  # one line, not a usage dump
     a = ap.parse_args()
     limits = {'mem': parse_size(a.mem), 'disk': parse_size(a.disk)}
     if not os.path.isdir(a.submissions):
@@ -583,10 +587,12 @@ def main():
         die('--mem and --disk take sizes like 16G or 512M (--disk at least 64M)')
     limits.update(seconds=int(a.timeout), fsize=limits['disk'])
     labs = kit_labs()
-    wanted = a.labs.split()
-    for w in wanted:
-        if w not in labs:
-            die('no lab %s (labs: %s)' % (w, ' '.join(labs)))
+    wanted = []
+    for w in a.labs.replace(',', ' ').split():  # 1, 01 or 01-pageable-copy, as make's LAB
+        nn = w.zfill(2) if w.isdigit() else w[:2] if w in labs.values() else ''
+        if nn not in labs:
+            die("--labs: no lab '%s' (labs: %s)" % (w, ' '.join(labs)))
+        wanted.append(nn)
     missing = [s for s in labs.values() if not os.access(os.path.join(KIT, 'build', 'bin', s + '-grade'), os.X_OK)]
     if missing:
         die('build the kit first (make): no grader for %s' % ' '.join(missing))
@@ -607,6 +613,13 @@ def main():
             die('no GPU here (%s), so the GPU tests would be recorded as 0: run on a GPU host, or give --no-gpu to '
                 'grade the CPU tests now and the GPU tests on a later run with a GPU' % (
                     r.stdout.strip() or 'the GPU check failed'))
+    subs, problems = find_submissions(a.submissions, labs, wanted) if not a.task else ([], [])
+    if not subs and not a.task:  # a wrong folder: one line, and nothing made in OUT
+        die('no submission%s in %s%s: it needs a folder per student holding labs/NN-slug/lab.cu, or files named '
+            'STUDENT_NN.cu' % (' of lab ' + ' '.join(wanted) if wanted else '', a.submissions,
+                               ' (%d entries skipped; the first: %s)' % (len(problems), problems[0]) if problems else ''))
+    if not a.out.strip():
+        die('--out is empty: give the folder for the results, e.g. --out build/class')
     out = os.path.abspath(a.out)
     make_out(out)
     env = {k: v for k, v in os.environ.items() if k in ('PATH', 'LANG', 'CUDA_HOME', 'CUDA_VISIBLE_DEVICES',
@@ -614,7 +627,6 @@ def main():
     env.update(XL_NO_INSTALL='1', HOME='/nonexistent', TMPDIR='/tmp')
     if a.task:
         return run_task(a.task, out, limits, env, lab_max, probe)
-    subs, problems = find_submissions(a.submissions, labs, wanted)
     for p in problems:
         print('class: skipped %s' % p, file=sys.stderr)
     uid0 = sub_uids()

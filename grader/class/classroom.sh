@@ -5,9 +5,11 @@
 # drift). make classroom LAB=NN writes it to build/classroom/. Course staff only.
 set -eu
 cd "$(dirname "$0")/../.."
-id=${1:?usage: classroom.sh NN}
-slug=$(basename labs/$id-* 2>/dev/null)
-[ -x "build/bin/$slug-grade" ] || { echo "classroom: no lab $id built (make)" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: grader/class/classroom.sh NN (a lab's number, e.g. 01)" >&2; exit 2; }
+id=$1 slug=''
+case $id in [0-9][0-9]) slug=$(basename labs/$id-*) ;; esac
+[ -n "$slug" ] && [ -d "labs/$slug" ] || { echo "classroom: no lab '$id': give its two-digit number (labs: $(echo $(ls labs | cut -c1-2)))" >&2; exit 2; }
+[ -x "build/bin/$slug-grade" ] || { echo "classroom: lab $id is not built: run make first" >&2; exit 2; }
 tests=$(XL_POINTS_TABLE=1 "build/bin/$slug-grade" | sed -n 's/^| `\([a-z0-9_]*\.[a-z0-9_]*\)` | \([0-9]*\) |.*/\1 \2/p')
 cat <<YAML
 # GitHub Classroom autograding for xferlab lab $slug, on a self-hosted runner with an NVIDIA GPU

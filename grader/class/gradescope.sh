@@ -5,10 +5,12 @@
 # Course staff only (make gradescope LAB=NN).
 set -eu
 cd "$(dirname "$0")/../.."
-slug=${1:?usage: gradescope.sh SLUG OUT.zip}
-zip=${2:?usage: gradescope.sh SLUG OUT.zip}
-[ -f "labs/$slug/lab.cu" ] || { echo "gradescope: no lab $slug"; exit 2; }
-mkdir -p "$(dirname "$zip")"
+[ $# = 2 ] || { echo "usage: grader/class/gradescope.sh SLUG OUT.zip (make gradescope LAB=NN)" >&2; exit 2; }
+slug=$1 zip=$2
+[ -f "labs/$slug/lab.cu" ] || { echo "gradescope: no lab $slug (give its full name, e.g. $(basename labs/01-*))" >&2; exit 2; }
+[ ! -d "$zip" ] || { echo "gradescope: $zip is a folder: name the zip, e.g. $zip/$slug-autograder.zip" >&2; exit 2; }
+mkdir -p "$(dirname "$zip")" 2>/dev/null && [ -w "$(dirname "$zip")" ] ||
+    { echo "gradescope: cannot write in $(dirname "$zip"): name a zip in a folder you can write" >&2; exit 2; }
 python3 - "$slug" "$zip" <<'PY'
 import os, subprocess, sys, zipfile
 slug, out = sys.argv[1], sys.argv[2]

@@ -3,8 +3,8 @@
 # Debian's slurm-wlm and munge). start writes DIR/slurm.conf, starts munged (unless one answers), slurmctld and
 # slurmd, and waits until the node is idle; then `export SLURM_CONF=DIR/slurm.conf` reaches it. stop ends them.
 set -u
-what=${1:?usage: slurm-local.sh start|stop DIR}
-dir=${2:?usage: slurm-local.sh start|stop DIR}
+case "$#:${1:-}" in 2:start | 2:stop) ;; *) echo "usage: grader/class/slurm-local.sh start|stop DIR" >&2; exit 2 ;; esac
+what=$1 dir=$2
 export SLURM_CONF=$dir/slurm.conf
 if [ "$what" = stop ]; then
     for d in slurmd slurmctld munged; do

@@ -95,9 +95,15 @@ def main():
         print('apply.py: %s: %s' % (diff, e), file=sys.stderr)
         return 1
     tmp = dest + '.tmp'
-    with open(tmp, 'w') as f:
-        f.write(text)
-    os.replace(tmp, dest)
+    try:
+        if os.path.isdir(dest):
+            raise IsADirectoryError(21, 'a folder: name the .cu file to write', dest)
+        with open(tmp, 'w') as f:
+            f.write(text)
+        os.replace(tmp, dest)
+    except OSError as e:
+        print('apply.py: cannot write %s: %s' % (dest, e.strerror), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -922,10 +922,12 @@ def main():
     ap.add_argument('--labs', default='', help='labs to generate, e.g. "01 05" (default: all)')
     ap.add_argument('--out', default='build/mutate', help='where to write (default: build/mutate)')
     ap.add_argument('--operators', action='store_true', help='print the operators, one per line, and stop')
+    ap.error = lambda msg: ap.exit(2, 'generate: %s (--help lists the options)\n' % msg)  # one line, no usage dump
     a = ap.parse_args()
     if a.operators:
         print('\n'.join(OPERATORS))
         return 0
+    slugs = find_labs(a.labs)  # a lab that is not there is told with or without libclang
     if ci is None:
         raise Fail('needs libclang\'s Python bindings: run it with /usr/bin/python3 where python3-clang is '
                    'installed (sudo apt-get install python3-clang)')
@@ -941,7 +943,7 @@ def main():
     index = ci.Index.create()
     total = {op: 0 for op in OPERATORS}
     failed = []
-    for slug in find_labs(a.labs):
+    for slug in slugs:
         try:
             alive = generate_lab(index, slug, out)
         except Fail as e:  # one lab that does not parse leaves the others to be generated

@@ -112,6 +112,7 @@ def main():
     ap.add_argument('csv', help='a report.csv')
     ap.add_argument('--out', help='where report.txt goes and the NN-slug/ID.diff files are '
                                   '(default: the CSV\'s folder)')
+    ap.error = lambda msg: ap.exit(2, 'report: %s (--help lists the options)\n' % msg)  # one line, not a usage dump
     a = ap.parse_args()
     out = a.out or os.path.dirname(os.path.abspath(a.csv))
     rows = read_csv(a.csv)
@@ -126,5 +127,6 @@ if __name__ == '__main__':
     try:
         sys.exit(main())
     except (OSError, ValueError) as e:
-        print('report: %s' % e, file=sys.stderr)
+        print('report: %s' % ('%s: %s' % (e.filename, e.strerror) if isinstance(e, OSError) and e.strerror else e),
+              file=sys.stderr)
         sys.exit(2)

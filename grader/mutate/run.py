@@ -387,9 +387,11 @@ def main():
     ap.add_argument('--report-dir', help='where report.txt and report.csv go instead of OUT (make test)')
     ap.add_argument('--check-equivalent', action='store_true', help='only check the equivalent.txt files')
     ap.add_argument('--equivalent-dir', default=os.path.join(ROOT, 'grader', 'mutants'), help=argparse.SUPPRESS)
+    ap.error = lambda msg: ap.exit(2, 'run: %s (--help lists the options)\n' % msg)  # one line, not a usage dump
     a = ap.parse_args()
-    if a.sample < 0 or a.jobs < 1 or a.gpu_jobs < 1:
-        raise Fail('--sample needs N >= 0, --jobs J >= 1 and --gpu-jobs G >= 1')
+    for opt, v, least in (('--sample', a.sample, 0), ('--jobs', a.jobs, 1), ('--gpu-jobs', a.gpu_jobs, 1)):
+        if v < least:
+            raise Fail('%s takes a whole number, %d or more, not %d' % (opt, least, v))
     out = os.path.abspath(a.out)
     labs = manifest_labs(out, a.labs)
     if a.check_equivalent:

@@ -4,6 +4,7 @@
 # Run on a machine with libcriterion-dev (make bundle). On the GPU host: unpack into build/
 # (tar xzf criterion.tar.gz -C build) and run make there: the Makefile finds build/criterion.
 set -eu
+[ $# -le 1 ] || { echo "usage: grader/scripts/bundle.sh [DIR] (default build/criterion)" >&2; exit 2; }
 dir=${1:-build/criterion}
 inc=$(pkg-config --variable=includedir criterion 2>/dev/null || echo /usr/include)
 lib=$(pkg-config --variable=libdir criterion 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
@@ -12,7 +13,13 @@ if [ ! -f "$inc/criterion/criterion.h" ] || [ -z "$so" ]; then
     echo "bundle: Criterion is not installed here: run 'sudo apt-get install libcriterion-dev' first" >&2
     exit 1
 fi
-rm -rf "$dir" && mkdir -p "$dir/include" "$dir/lib"
+# DIR is replaced: refuse one that holds something else than an earlier bundle (make bundle's build/criterion)
+if [ -e "$dir" ] && [ ! -f "$dir/include/criterion/criterion.h" ]; then
+    echo "bundle: $dir exists and is not a Criterion bundle: name a new folder (default build/criterion)" >&2
+    exit 2
+fi
+rm -rf "$dir" && mkdir -p "$dir/include" "$dir/lib" 2>/dev/null ||
+    { echo "bundle: cannot make the folder $dir: name one in a folder you can write" >&2; exit 2; }
 cp -r "$inc/criterion" "$dir/include/"
 cp -L "$so" "$dir/lib/"
 ln -sf "$(basename "$so")" "$dir/lib/libcriterion.so"

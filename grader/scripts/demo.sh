@@ -4,6 +4,7 @@
 # tests that need no GPU, and one line on what needs a GPU. make demo builds each lab first, on its own:
 # XL_DEMO_BROKEN="01 ..." names the labs whose code did not compile, which are left out (exit 2 at the end).
 set -u
+[ $# = 0 ] || { echo "demo.sh: takes no arguments (make demo runs it)" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 B=build
 mkdir -p $B/data $B/demo

@@ -2,8 +2,9 @@
 # deps.sh - checks the kit's dependencies; installs missing Debian/Ubuntu packages when it can.
 # Run by make before building. Required: nvcc (CUDA Toolkit 12+), Criterion (package or the
 # bundled runtime in build/criterion). Optional: gnuplot (charts are skipped without it).
-# XL_NO_INSTALL=1 only checks. Exit 0 when the build can go on, 1 with the exact fix otherwise.
+# XL_NO_INSTALL=1 only checks. Exit 0 when the build can go on, 1 with the exact fix on stderr otherwise.
 set -u
+[ $# = 0 ] || { echo "deps: takes no arguments (make runs it; XL_NO_INSTALL=1 only checks)" >&2; exit 2; }
 nvcc=${NVCC:-nvcc}
 bundle=${XL_CRITERION_BUNDLE:-build/criterion}
 apt_cmd=""
@@ -22,13 +23,13 @@ install() {
 
 ok=0
 if ! command -v "$nvcc" >/dev/null 2>&1; then
-    echo "deps: nvcc not found: install the CUDA Toolkit 12 or newer, then put its bin/ on PATH or run make CUDA_HOME=/usr/local/cuda"
+    echo "deps: nvcc not found ($nvcc): install the CUDA Toolkit 12 or newer, then put its bin/ on PATH or run make CUDA_HOME=/usr/local/cuda" >&2
     ok=1
 fi
 if [ ! -f "$bundle/include/criterion/criterion.h" ] && ! pkg-config --exists criterion 2>/dev/null; then
     command -v pkg-config >/dev/null 2>&1 || install pkg-config "to find Criterion" || true
     if ! install libcriterion-dev "Criterion, the test framework of the graders" || ! pkg-config --exists criterion; then
-        echo "deps: Criterion is missing: run 'sudo apt-get install libcriterion-dev pkg-config', or on a GPU host without packages unpack the runtime bundle (README: GPU hosts without packages)"
+        echo "deps: Criterion is missing: run 'sudo apt-get install libcriterion-dev pkg-config', or on a GPU host without packages unpack the runtime bundle (README: GPU hosts without packages)" >&2
         ok=1
     fi
 fi

@@ -4,6 +4,7 @@
 # (make docs; optional, as gnuplot is). Exit 0 when the kit can build and grade here (a GPU is not required:
 # without one the GPU tests are skipped). Its commands say sudo only when not run as root.
 set -u
+[ $# = 0 ] || { echo "doctor: takes no arguments: it checks what the kit needs and prints each fix (make doctor)" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 nvcc=${NVCC:-nvcc}
 need=0

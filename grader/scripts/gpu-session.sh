@@ -8,8 +8,9 @@
 # Needs build/criterion (make bundle) where Criterion is not installed.
 set -u
 cd "$(dirname "$0")/../.."
-out=${1:?usage: gpu-session.sh OUTDIR}
-mkdir -p "$out"
+[ $# = 1 ] || { echo "usage: grader/scripts/gpu-session.sh OUTDIR (a folder for its logs and reference data)" >&2; exit 2; }
+out=$1
+mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || { echo "gpu-session: cannot write in '$out': give a folder you can write" >&2; exit 2; }
 export XL_NO_INSTALL=1
 { nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader || true; } >"$out/gpu.txt" 2>&1
 t0=$(date +%s.%N)

@@ -6,7 +6,9 @@
 # too: one that does not compile is named, and the exit status is 1. Course staff only.
 set -eu
 cd "$(dirname "$0")/../.."
-out=${1:?usage: handout.sh OUTDIR}
+[ $# = 1 ] && [ -n "$1" ] || { echo "usage: handout.sh OUTDIR (make handout puts it in build/handout)" >&2; exit 2; }
+out=$1
+mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || { echo "handout: cannot write to the folder '$out'" >&2; exit 2; }
 tree=$out/xferlab
 # staff_only PATH - true for what stays with course staff
 staff_only() {
@@ -14,6 +16,7 @@ staff_only() {
     grader/class/passed.sh) return 1 ;; # a GitHub Classroom step runs it in the student's repository
     solutions/* | grader/mutants/* | grader/mutate/* | grader/hidden/* | grader/class/* | .ci/*) return 0 ;;
     grader/test/class.sh | grader/test/mutate.sh | grader/test/hostile/* | docs/check.py) return 0 ;;
+    grader/test/badinput.sh | grader/test/bad-inputs.tsv) return 0 ;;
     grader/scripts/gpu-session.sh | grader/scripts/handout.sh | grader/scripts/leakcheck.py) return 0 ;;
     grader/scripts/stability.py | grader/scripts/margins.py | grader/scripts/kitlabs.py) return 0 ;;
     grader/scripts/studentmd.py) return 0 ;;

@@ -48,10 +48,19 @@ def bodies(text):
 
 
 def main():
-    if len(sys.argv) != 3 or not os.path.isdir(sys.argv[1]) or not os.path.isdir(sys.argv[2]):
-        print('usage: leakcheck.py SOLUTIONS_DIR TREE', file=sys.stderr)
+    if len(sys.argv) != 3:
+        print('usage: leakcheck.py SOLUTIONS_DIR TREE (two folders: the reference solutions, the tree to search)',
+              file=sys.stderr)
         return 2
-    k = int(os.environ.get('XL_LEAK_K', '40'))
+    for d in sys.argv[1:]:
+        if not os.path.isdir(d):
+            print('leakcheck: no folder %s (usage: leakcheck.py SOLUTIONS_DIR TREE)' % d, file=sys.stderr)
+            return 2
+    k = os.environ.get('XL_LEAK_K', '40')
+    if not k.isdigit() or int(k) < 1:
+        print("leakcheck: XL_LEAK_K is a whole number of tokens, 1 or more (default 40), not '%s'" % k, file=sys.stderr)
+        return 2
+    k = int(k)
     sols, tree = sys.argv[1], sys.argv[2]
     wanted = []  # (where, token tuple, whole)
     for lab in sorted(os.listdir(sols)):

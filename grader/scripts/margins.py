@@ -34,8 +34,17 @@ def cell(c):
 
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith('-')):
+        print('margins: usage: margins.py [DIR] (DIR holds a folder per machine of make stability\'s tables; default '
+              'refdata/stability)', file=sys.stderr)
+        return 2
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(KIT, 'refdata', 'stability')
-    r = reports(root)
+    try:
+        r = reports(root)
+    except (OSError, ValueError, KeyError) as e:
+        print('margins: a table under %s cannot be read: %s (make stability writes them; move a broken one away)' % (
+            root, getattr(e, 'strerror', None) and '%s: %s' % (e.filename, e.strerror) or e), file=sys.stderr)
+        return 2
     if not r:
         print('margins: no stability tables under %s' % root, file=sys.stderr)
         return 2

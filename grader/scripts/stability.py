@@ -14,7 +14,7 @@ minutes at a time); without it an earlier report is kept beside the new one as N
 NN-slug.previous.tsv and NN-slug-runs.previous.tsv (one earlier report is kept). --load KIND grades beside the kit's own load generator (build/bin/loadgen: copy, compute or
 memory) and writes NN-slug-load-KIND.txt/.tsv instead: under load no test of the reference may fail, and a speed
 test may only pass or be NOT GRADED; the report counts the runs of each. --from-log FILE reports on a ratio log
-instead of grading (for testing). Exit 0, or 2 on bad arguments or a grader that gave no results.
+instead of grading (for testing). --check only checks the arguments (make stability, before building). Exit 0, or 2 on bad arguments or a grader that gave no results.
 """
 import csv
 import os
@@ -115,7 +115,8 @@ def start_load(kind):
     it could not start"""
     gen = os.path.join(KIT, 'build', 'bin', 'loadgen')
     if kind not in ('copy', 'compute', 'memory') or not os.access(gen, os.X_OK):
-        print('stability: LOAD must be copy, compute or memory, with build/bin/loadgen built (make)', file=sys.stderr)
+        print("stability: LOAD must be copy, compute or memory, not '%s', with build/bin/loadgen built (make)" % kind,
+              file=sys.stderr)
         return None
     p = subprocess.Popen([gen, '--kind', kind], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     first = p.stdout.readline().strip()
@@ -220,8 +221,19 @@ def keep_previous(out, name):
             m.replace('.t', '.previous.t') for m in moved))
 
 
+USAGE = 'usage: stability.py NN [RUNS] [--minutes M] [--resume] [--load KIND]'
+
+
+def refuse(msg):
+    """one line on stderr saying what is wrong (with make stability's variable in brackets); the exit status 2"""
+    print('stability: %s' % msg, file=sys.stderr)
+    return 2
+
+
 def main():
     args = sys.argv[1:]
+    check_only = '--check' in args  # only check the arguments (make stability, before it builds anything)
+    args = [a for a in args if a != '--check']
     resume = '--resume' in args
     args = [a for a in args if a != '--resume']
     load = None
@@ -230,33 +242,46 @@ def main():
         load = args[k + 1] if k + 1 < len(args) else ''
         args = args[:k] + args[k + 2:]
         if resume:
-            print('stability: --load and --resume do not go together', file=sys.stderr)
-            return 2
+            return refuse('--load and --resume do not go together (LOAD= and RESUME=1): give one of them')
     if len(args) == 2 and args[0] == '--from-log':
-        print('\n'.join(report(read_log(args[1], 1), 0, 0, 'from ' + args[1])))
+        try:
+            rows = read_log(args[1], 1)
+        except (OSError, ValueError, KeyError) as e:
+            return refuse('--from-log %s: cannot read a ratio log there (%s)' % (args[1], getattr(e, 'strerror', 0) or e))
+        print('\n'.join(report(rows, 0, 0, 'from ' + args[1])))
         return 0
     minutes = None
-    if len(args) >= 2 and args[-2] == '--minutes':
+    if '--minutes' in args:
+        k = args.index('--minutes')
+        text = args[k + 1] if k + 1 < len(args) else ''
+        args = args[:k] + args[k + 2:]
         try:
-            minutes = float(args[-1])
+            minutes = float(text)
         except ValueError:
             minutes = -1.0
-        args = args[:-2]
-    if not 1 <= len(args) <= 2 or not args[0].isdigit() or (len(args) == 2 and not args[1].isdigit()) or \
-            (minutes is not None and not 0 <= minutes <= 10000):
-        print('usage: stability.py NN [RUNS] [--minutes M] [--resume] [--load KIND]  (M a number of minutes, 0 or '
-              'more)',
-              file=sys.stderr)
-        return 2
+        if not 0 <= minutes <= 10000:
+            return refuse("--minutes (MINUTES=) takes a number of minutes from 0 to 10000, not '%s'" % text)
+    if load is not None and load not in ('copy', 'compute', 'memory'):
+        return refuse("LOAD (--load) must be copy, compute or memory, not '%s'" % load)
+    unknown = [a for a in args if a.startswith('--')]
+    if unknown or not 1 <= len(args) <= 2:
+        return refuse(("unknown option '%s': " % unknown[0] if unknown else
+                       'give a lab and at most a number of runs: ' if args else 'say which lab: ') + USAGE)
+    labs = kit_labs()
+    slug = labs.get(args[0].zfill(2)) if args[0].isdigit() else None
+    if not slug:
+        return refuse("no lab '%s': say its number (labs: %s)" % (args[0], ' '.join(labs)))
+    if len(args) == 2 and not (args[1].isdigit() and 1 <= int(args[1]) <= 1000):
+        return refuse("RUNS (N=) must be a whole number from 1 to 1000, not '%s'" % args[1])
     runs = int(args[1]) if len(args) == 2 else 50
+    if check_only:
+        return 0
     deadline = time.monotonic() + minutes * 60 if minutes is not None else None
     asked = runs
-    slugs = [s for n, s in kit_labs().items() if n == args[0].zfill(2)]
-    grader = os.path.join(KIT, 'build', 'bin', '%s-grade-solution' % slugs[0]) if slugs else ''
-    if not slugs or not os.access(grader, os.X_OK) or not 1 <= runs <= 1000:
-        print('stability: no lab %s with a built reference grader (make), or RUNS not 1 to 1000' % args[0],
-              file=sys.stderr)
-        return 2
+    slugs = [slug]
+    grader = os.path.join(KIT, 'build', 'bin', '%s-grade-solution' % slug)
+    if not os.access(grader, os.X_OK):
+        return refuse('no reference grader of lab %s built (%s): run make first' % (slug[:2], os.path.relpath(grader)))
     out = os.path.join(KIT, 'build', 'stability')
     os.makedirs(out, exist_ok=True)
     rows, full, first = [], 0, 1

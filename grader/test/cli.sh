@@ -60,12 +60,18 @@ make_refuses "grade IMPL= (empty)" "not ''" grade IMPL=
 make_refuses "run without LAB" "say which lab, e.g. make run LAB=01" run
 make_refuses "run LAB='01 02'" "one lab at a time, e.g. LAB=01" run LAB="01 02"
 make_refuses "run IMPL=reference" "not 'reference'" run LAB=01 IMPL=reference
-make_refuses "stability LAB=1x" "make stability: no lab '1x'" stability LAB=1x
-make_refuses "stability LAB='1 2'" "make stability: one lab at a time" stability LAB="1 2"
-make_refuses "classroom LAB=99" "make classroom: no lab '99'" classroom LAB=99
-make_refuses "classroom without LAB" "make classroom: say which lab" classroom
-make_refuses "gradescope LAB=7" "make gradescope: no lab '7'" gradescope LAB=7
-make_refuses "mutate-gen LAB=9x" "make mutate-gen: no lab '9x'" mutate-gen LAB=9x
+if [ -d solutions ]; then # the staff targets (a student tree refuses each in one line: the bad-input table)
+    make_refuses "stability LAB=1x" "make stability: no lab '1x'" stability LAB=1x
+    make_refuses "stability LAB='1 2'" "make stability: one lab at a time" stability LAB="1 2"
+    make_refuses "classroom LAB=99" "make classroom: no lab '99'" classroom LAB=99
+    make_refuses "classroom without LAB" "make classroom: say which lab" classroom
+    make_refuses "gradescope LAB=7" "make gradescope: no lab '7'" gradescope LAB=7
+    make_refuses "mutate-gen LAB=9x" "make mutate-gen: no lab '9x'" mutate-gen LAB=9x
+else
+    for t in stability classroom gradescope mutate-gen class handout; do
+        make_refuses "$t in a student tree" "make $t: for course staff: this is a student tree" $t LAB=01
+    done
+fi
 # every spelling of a lab names the same lab, and a target that takes several takes several (graded here with the
 # GPU hidden: the CPU tests only)
 first=$(basename labs/01-*) second=$(basename labs/02-*)

@@ -1,6 +1,7 @@
 # model.sh - make test's section on the grading model: grade-selftest (grader/selftest.c), a grader whose tests
 # misbehave on purpose (exit(0), abort, a crash, a hang, a failed CUDA check, speed figures low, rising, unsound or
-# not a number), with the GPU hidden. Sourced by grader/test/test.sh (B, LOG, ok / bad / skipped, grade, score).
+# not a number), and its runner crashing mid-grading, with the GPU hidden. Sourced by grader/test/test.sh (B, LOG,
+# ok / bad / skipped, grade, score).
 
 section "the grading model"
 if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest selftest; then
@@ -57,3 +58,18 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
+
+# Criterion's runner crashing (it does, now and then, with several gradings at once) costs no results: the grader
+# runs it as a child and grades again. Planted here by sending the runner SIGABRT while it grades.
+mkdir -p "$LOG/selftest-crash"
+XL_NO_GPU=1 XL_RESULTS_DIR="$LOG/selftest-crash" $B/bin/grade-selftest >"$LOG/selftest-crash.log" 2>&1 &
+crash_sup=$! crash_runner=''
+for _ in $(seq 1 50); do crash_runner=$(pgrep -P $crash_sup | head -1); [ -z "$crash_runner" ] || break; sleep 0.05; done
+sleep 0.3
+[ -z "$crash_runner" ] || kill -ABRT "$crash_runner" 2>/dev/null
+wait $crash_sup
+crash_rc=$?
+if [ -n "$crash_runner" ] && [ $crash_rc = 0 ] && grep -q "^grader: Criterion's test runner crashed (signal 6; .*grading again$" "$LOG/selftest-crash.log" &&
+    [ "$(tail -n +2 "$LOG/selftest-crash/points.tsv" | wc -l)" = "$(tail -n +2 "$LOG/selftest/points.tsv" | wc -l)" ]; then
+    ok "grading model: a runner killed by SIGABRT mid-grading is said in one line and graded again, every test's result kept"
+else bad "grading model: a crashed runner (runner '$crash_runner', exit $crash_rc; log: $LOG/selftest-crash.log)"; fi

@@ -35,7 +35,7 @@ static void parse_options(int argc, char **argv, options *o)
         {"max", XL_OPT_SIZE, &o->max_bytes, 1, MAX_BYTES,
          "largest copy, at most 4G (default 256M); sizes double from --min"},
         {"reps", XL_OPT_INT, &o->reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
-        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
+        {"csv", XL_OPT_OUTFILE, &o->csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
     xl_cli_or_exit(prog, "Your pageable copies against the kit's, over a sweep of sizes.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);
     if (o->min_bytes > o->max_bytes)

@@ -158,7 +158,7 @@ static void parse_options(int argc, char **argv, options *o)
         {"alloc-max", XL_OPT_SIZE, &o->alloc_max, 1 << 20, MAX_BYTES,
          "largest allocation timed, 1M to 4G (default 1G); sizes grow 4x from 1 MiB"},
         {"reps", XL_OPT_INT, &o->reps, 1, 100, "timed runs per point after one warm-up, 1 to 100 (default 5)"},
-        {"csv", XL_OPT_TEXT, &o->csv_path, 0, 0,
+        {"csv", XL_OPT_OUTFILE, &o->csv_path, 0, 0,
          "also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)"}};
     xl_cli_or_exit(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);

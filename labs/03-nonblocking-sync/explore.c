@@ -262,7 +262,7 @@ static void parse_options(int argc, char **argv, options *o)
 {
     *o = (options){.reps = 20};
     const xl_opt opts[] = {{"reps", XL_OPT_INT, &o->reps, 1, 100, "fetches of each kind, 1 to 100 (default 20)"},
-                           {"csv", XL_OPT_TEXT, &o->csv, 0, 0,
+                           {"csv", XL_OPT_OUTFILE, &o->csv, 0, 0,
                             "write a timeline of one fetch of each kind (run,lane,what,start_ms,end_ms)"}};
     xl_cli_or_exit(prog, "The race made visible: the bug, your lab_fetch and lab_send, against a slowed GPU.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);

@@ -192,7 +192,7 @@ static void parse_options(int argc, char **argv, options *o)
     const xl_opt opts[] = {
         {"batches", XL_OPT_INT, &o->batches, 2, 64, "batches per run, 2 to 64 (default 16)"},
         {"reps", XL_OPT_INT, &o->reps, 1, 50, "timed runs of each version after one warm-up, 1 to 50 (default 5)"},
-        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the figures and a timeline of both versions as CSV"}};
+        {"csv", XL_OPT_OUTFILE, &o->csv, 0, 0, "also write the figures and a timeline of both versions as CSV"}};
     xl_cli_or_exit(prog, "Your lab_pipe at depths 1 to 3 against the sequential baseline and the ideal.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);
 }

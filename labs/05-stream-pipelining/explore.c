@@ -252,7 +252,7 @@ static void parse_options(int argc, char **argv, options *o)
     const xl_opt opts[] = {
         {"total", XL_OPT_SIZE, &o->total, 32 << 20, (long long)1 << 30, "the array, 32M to 1G (default 256M) each way"},
         {"reps", XL_OPT_INT, &o->reps, 1, 30, "timed runs per point after one warm-up, 1 to 30 (default 5)"},
-        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the sweeps and a timeline as CSV"}};
+        {"csv", XL_OPT_OUTFILE, &o->csv, 0, 0, "also write the sweeps and a timeline as CSV"}};
     xl_cli_or_exit(prog, "Your pipeline over 1 to 16 streams and over chunk sizes, against the ideal.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);
 }

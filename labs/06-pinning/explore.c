@@ -171,7 +171,7 @@ static void parse_options(int argc, char **argv, options *o)
     const xl_opt opts[] = {
         {"max", XL_OPT_SIZE, &o->max_bytes, 16 << 20, (long long)4 << 30, "largest buffer, 16M to 4G (default 1G)"},
         {"reps", XL_OPT_INT, &o->reps, 1, 10, "runs of each way per size (medians shown), 1 to 10 (default 3)"},
-        {"csv", XL_OPT_TEXT, &o->csv, 0, 0, "also write the figures as CSV"}};
+        {"csv", XL_OPT_OUTFILE, &o->csv, 0, 0, "also write the figures as CSV"}};
     xl_cli_or_exit(prog, "Your three ways to pinned data: time, peak memory, copy rate, break-even.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);
 }
