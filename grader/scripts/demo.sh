@@ -32,7 +32,8 @@ for lab in labs/[0-9][0-9]-*/; do
     line=$(grep "^lab $id " $B/demo/$slug-grade.log | tail -1)
     nfail=$(awk -F'\t' 'NR > 1 && $4 != "passed" && $4 != "skipped" { n++ } END { print n + 0 }' \
         $B/results/$slug-$impl/points.tsv 2>/dev/null)
-    verdict="every test that ran passed"; [ "$nfail" = 0 ] || verdict="$nfail tests did not pass"
+    verdict="every test that ran passed"
+    [ "$nfail" = 0 ] || verdict="$nfail of its tests did not pass: see $B/demo/$slug-grade.log"
     summary+=("${line:-lab $id ${slug#*-}: no result (log: $B/demo/$slug-grade.log)} ($who: $verdict)")
 done
 

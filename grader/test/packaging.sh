@@ -97,6 +97,7 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             rcall=$?
             (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory demo) >"$LOG/handout-broken-demo.log" 2>&1
             rcdemo=$?
+            (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory run LAB=02) >"$LOG/handout-broken-run.log" 2>&1
             cp "$LOG/lab01-kept.cu" "$l01"
             if [ $rc02 = 0 ] && grep -q '^lab 02 ' "$LOG/handout-broken-02.log" && ! grep -q 'lab.cu(' "$LOG/handout-broken-02.log" &&
                 [ $rcall = 2 ] && [ "$(grep -c '^lab 0[2-9] [a-z-]*: [0-9]*/' "$LOG/handout-broken-all.log")" = $((nlabs - 1)) ] &&
@@ -112,6 +113,10 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
                 grep -q '^make demo: left out, the code does not compile: lab 01$' "$LOG/handout-broken-demo.log"; then
                 ok "handout: with lab 01's lab.cu broken, make demo grades the other $((nlabs - 1)) labs, draws the charts, names lab 01 with the compiler's message once, exit 2"
             else bad "handout: make demo with a broken lab 01 (exit $rcdemo; log: $LOG/handout-broken-demo.log)"; fi
+            # the explorer runs (without a GPU it says so in one line): nothing of lab 01 was compiled for it
+            if grep -q "^02-pinned-copy-explore: " "$LOG/handout-broken-run.log" && ! grep -q 'lab.cu([0-9]*): error' "$LOG/handout-broken-run.log"; then
+                ok "handout: with lab 01's lab.cu broken, make run LAB=02 runs lab 02's explorer"
+            else bad "handout: make run LAB=02 with a broken lab 01 (log: $LOG/handout-broken-run.log)"; fi
             # GitHub Classroom: the workflow's steps, run in the student tree on the reference's lab.cu
             if make -s classroom LAB=01 >"$LOG/classroom.log" 2>&1 && python3 - "$B/classroom/01-pageable-copy.yml" "$(XL_POINTS_TABLE=1 $B/bin/01-pageable-copy-grade | sed -n 's/^| \*\*total\*\* | \*\*\([0-9]*\)\*\*.*/\1/p')" <<'PY' >>"$LOG/classroom.log" 2>&1
 import sys
