@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # handout.sh OUTDIR - the student tree, OUTDIR/xferlab/, and its tarball, OUTDIR/xferlab-handout.tar.gz
-# (make handout). It has the kit, the labs' skeletons, contracts, graders, explorers, charts and docs; no
-# reference solutions, no mutants, no hidden tests, no Gradescope or course-staff scripts. It builds, runs and
-# grades as it is; its own `make test` runs the checks that need no reference. Each lab.cu it ships is compiled
-# too: one that does not compile is named, and the exit status is 1. Course staff only.
+# (make handout). It has the kit, the labs' skeletons, contracts, graders, explorers, docs and the handouts' charts
+# (drawn from the reference data into its build/plots/); no reference solutions, no mutants, no hidden tests, no
+# Gradescope or course-staff scripts. It builds, runs and grades as it is; its own `make test` runs the checks that
+# need no reference. Each lab.cu it ships is compiled too: one that does not compile is named, and the exit status
+# is 1. Course staff only.
 set -eu
 cd "$(dirname "$0")/../.."
 [ $# = 1 ] && [ -n "$1" ] || { echo "usage: handout.sh OUTDIR (make handout puts it in build/handout)" >&2; exit 2; }
@@ -35,6 +36,11 @@ while IFS= read -r f; do
 done <<<"$files"
 # its pages say nothing of what only the full kit has (IMPL=solution; grader/scripts/studentmd.py)
 find "$tree" -name '*.md' -print0 | xargs -0 python3 grader/scripts/studentmd.py
+# the handouts' charts (build/plots/, drawn from the reference data) come with it: no broken image before make plots
+if ! XL_PLOTS_FROM_REF=1 XL_PLOTS_OUT="$tree/build/plots" plots/render.sh >"$out/charts.log" 2>&1; then
+    echo "handout: the charts are not in it ($(tail -1 "$out/charts.log")): students see them after 'make plots'" >&2
+fi
+rm -f "$out/charts.log"
 tar czf "$out/xferlab-handout.tar.gz" -C "$out" xferlab
 echo "handout: $tree ($n files) and $out/xferlab-handout.tar.gz; no solutions, mutants or hidden tests"
 # a lab.cu handed out must compile: each is compiled here, and one that does not is named (exit 1)

@@ -64,6 +64,12 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             [ "$(cat "$LOG/open-span.md")" = 'a <!-- staff -->b' ]; then
             ok "handout: a staff span left open stops make handout with one line, the page untouched"
         else bad "handout: studentmd.py on an open span: exit $rc, '$out'"; fi
+        # every image its pages show is in it (the charts drawn from the reference data, before any make plots)
+        missing=$(for md in "$ht"/README.md "$ht"/labs/*/README.md "$ht"/docs/*.md; do
+            sed -n 's/.*!\[[^]]*\](\([^)]*\)).*/\1/p' "$md" | while read -r img; do
+                [ -f "$(dirname "$md")/$img" ] || echo "${md#"$ht"/}: $img"; done; done)
+        if [ -z "$missing" ] && ls "$ht"/build/plots/*.svg >/dev/null 2>&1; then ok "handout: every image its pages show is in it"
+        else bad "handout: images missing from it: $(echo $missing | head -c 300)"; fi
         if python3 grader/scripts/leakcheck.py solutions "$ht" >"$LOG/leakcheck.log" 2>&1; then
             ok "handout: no function body of solutions/ is found in it (grader/scripts/leakcheck.py)"
         else bad "handout: reference code found in it:"; sed 's/^/        /' "$LOG/leakcheck.log" | head -10; fi
