@@ -282,9 +282,12 @@ classroom: all
 docs: deps
 	@out=$$(XL_PLOTS_FROM_REF=1 plots/render.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; docs/render.sh
 
-# make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests
-handout:
-	@grader/scripts/handout.sh $(B)/handout
+# make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests;
+# then each lab's grader is built from the lab.cu it ships, and one that does not compile is named (exit 2)
+handout: deps
+	@grader/scripts/handout.sh $(B)/handout || exit $$?; \
+	 $(call each_lab,grade,labs); \
+	 [ -z "$$broken" ] || { echo "make handout: it ships a lab.cu that does not compile: lab$$broken (fix it before you hand it out)" >&2; exit 2; }
 
 help:
 	@echo "xferlab - graded CUDA labs on moving data between host and GPU"

@@ -23,33 +23,52 @@ static const char *metavar(const xl_opt *o)
     return o->kind == XL_OPT_INT ? "N" : o->kind == XL_OPT_SIZE ? "SIZE" : "FILE";
 }
 
-/* out_file_problem - why a file cannot be written at path (it is a folder, or its folder is missing or not
- * writable), as one line into msg; 0 when it can be. Writes nothing. */
-static int out_file_problem(const char *name, const char *path, char *msg, size_t len)
+int xl_can_write(const char *path)
 {
     struct stat st;
     char dir[1024];
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        int n = (int)strlen(path);
-        while (n > 1 && path[n - 1] == '/')
-            n--;
+    const char *slash = strrchr(path, '/');
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            errno = EISDIR;
+            return -1;
+        }
+        return access(path, W_OK);
+    }
+    if (errno != ENOENT)
+        return -1;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (stat(dir, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return access(dir, W_OK | X_OK);
+}
+
+/* out_file_problem - 0 when a file can be written at path (xl_can_write), else 1 with why, naming option --name and
+ * what to give instead, as one line into msg */
+static int out_file_problem(const char *name, const char *path, char *msg, size_t len)
+{
+    if (xl_can_write(path) == 0)
+        return 0;
+    int n = (int)strlen(path);
+    const char *slash = strrchr(path, '/');
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (errno == EISDIR)
         snprintf(msg, len, "--%s: '%.100s' is a folder: name a file in it, e.g. --%s %.*s/out.csv", name, path, name,
                  n < 100 ? n : 100, path);
-        return 1;
-    }
-    const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(msg, len, "--%s: no folder '%.100s' to write '%.100s' in: make it first, or name a file in a folder that "
-                 "exists", name, dir, slash ? slash + 1 : path);
-        return 1;
-    }
-    if (access(dir, W_OK | X_OK) != 0) {
-        snprintf(msg, len, "--%s: cannot write in the folder '%.100s' (%s): name a file in a folder you can write", name,
-                 dir, strerror(errno));
-        return 1;
-    }
-    return 0;
+    else if (errno == ENOENT || errno == ENOTDIR)
+        snprintf(msg, len, "--%s: no folder '%.100s' to write '%.100s' in: make it first, or name a file in a folder "
+                 "that exists", name, dir, slash ? slash + 1 : path);
+    else
+        snprintf(msg, len, "--%s: cannot write '%.100s' (%s): name a file in a folder you can write", name, path,
+                 strerror(errno));
+    return 1;
 }
 
 /* usage - the usage line, about, and one line per option, to stdout */

@@ -36,6 +36,11 @@ typedef struct {
  * option, a missing or bad value, or a stray argument. */
 int xl_cli_parse(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
 
+/* xl_can_write - 0 when a file can be written at path (a file that exists and may be written, or a new one in a
+ * folder that exists and may be written in), else -1 with errno set: EISDIR when path is a folder, ENOENT or ENOTDIR
+ * when its folder is missing or is not a folder, EACCES when it may not be written. Creates nothing. */
+int xl_can_write(const char *path);
+
 /* xl_cli_or_exit - xl_cli_parse for a program's main: returns only when the program should go on; exits 0
  * after the usage for --help, 2 after the one line for bad input. Makes stdout line-buffered. */
 void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/cli.h"
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
@@ -618,32 +619,6 @@ static void print_points_table(struct criterion_test_set *tests)
     printf("| **total** | **%d** | | |\n", total + unseen);
 }
 
-/* can_write - 0 when path can be written (a file that exists, or a new one in a folder that exists), else -1 with
- * errno set; creates nothing */
-static int can_write(const char *path)
-{
-    struct stat st;
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            errno = EISDIR;
-            return -1;
-        }
-        return access(path, W_OK);
-    }
-    if (errno != ENOENT)
-        return -1;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
-    if (stat(dir, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return access(dir, W_OK | X_OK);
-}
-
 /* unwritable_output - the first --json=, --xml=, --tap= or --output=KIND: argument in argv whose file cannot be
  * written (the file, or the folder it would be made in), with why in why; NULL when every one can be. Writes
  * nothing. */
@@ -659,7 +634,7 @@ static const char *unwritable_output(int argc, char *argv[], char *why, size_t l
                 path = strchr(path, ':') ? strchr(path, ':') + 1 : "";
             if (!*path || strcmp(path, "-") == 0) /* Criterion's default file, or the standard output */
                 continue;
-            if (can_write(path) != 0) {
+            if (xl_can_write(path) != 0) {
                 snprintf(why, len, "%s", strerror(errno));
                 return argv[i];
             }

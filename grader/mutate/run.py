@@ -325,8 +325,8 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
     ref = grade_reference(out, slug, tests, points)
     timed = timed_tests(slug)
     todo = [m for m in mutants if (slug, m['id']) in built]
+    os.makedirs(os.path.join(out, slug, 'log'), exist_ok=True)
     for m in todo:
-        os.makedirs(os.path.join(out, slug, 'log'), exist_ok=True)
         open(os.path.join(out, slug, 'log', m['id'] + '.log'), 'w').close()
 
     def order(ts):
