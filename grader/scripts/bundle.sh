@@ -9,14 +9,19 @@ dir=${1:-build/criterion}
 inc=$(pkg-config --variable=includedir criterion 2>/dev/null || echo /usr/include)
 lib=$(pkg-config --variable=libdir criterion 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 so=$(ls "$lib"/libcriterion.so.* 2>/dev/null | head -1)
-if [ ! -f "$inc/criterion/criterion.h" ] || [ -z "$so" ]; then
-    echo "bundle: Criterion is not installed here: run 'sudo apt-get install libcriterion-dev' first" >&2
-    exit 1
-fi
-# DIR is replaced: refuse one that holds something else than an earlier bundle (make bundle's build/criterion)
+# DIR first (a wrong argument is named wherever this runs), then Criterion. DIR is replaced: refuse one that holds
+# something else than an earlier bundle (make bundle's build/criterion)
 if [ -e "$dir" ] && [ ! -f "$dir/include/criterion/criterion.h" ]; then
     echo "bundle: $dir exists and is not a Criterion bundle: name a new folder (default build/criterion)" >&2
     exit 2
+fi
+made=
+[ -e "$dir" ] || { mkdir -p "$dir" 2>/dev/null && made=1; } ||
+    { echo "bundle: cannot make the folder $dir: name one in a folder you can write" >&2; exit 2; }
+if [ ! -f "$inc/criterion/criterion.h" ] || [ -z "$so" ]; then
+    [ -z "$made" ] || rmdir "$dir"
+    echo "bundle: Criterion is not installed here: run 'sudo apt-get install libcriterion-dev' first" >&2
+    exit 1
 fi
 rm -rf "$dir" && mkdir -p "$dir/include" "$dir/lib" 2>/dev/null ||
     { echo "bundle: cannot make the folder $dir: name one in a folder you can write" >&2; exit 2; }
