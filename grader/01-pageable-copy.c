@@ -824,10 +824,12 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
     int quiet = kit_quiet_begin();
     cr_assert(lab_fit(p, 1, &l, &b) == -1 && lab_fit(p, 0, &l, &b) == -1,
               "lab_fit with one point, or none, must return -1");
-    for (int z = 0; z < 2; z++) { /* a time of 0, and a negative one that is small beside the others */
-        int k = (int)kit_rand_int(0, n - 1);
+    /* a time of 0 anywhere; a negative one, small beside the others, at the smallest size (the line through the
+     * rest still rises, so only the check of each time can reject it); a negative one of any size anywhere */
+    for (int z = 0; z < 3; z++) {
+        int k = z == 1 ? 0 : (int)kit_rand_int(0, n - 1);
         double keep = p[k].t.median_ms;
-        p[k].t.median_ms = z == 0 ? 0.0 : -0.001 * (double)kit_rand_int(1, 999);
+        p[k].t.median_ms = z == 0 ? 0.0 : z == 1 ? -0.001 * (double)kit_rand_int(1, 999) : -1e-3 * (double)kit_rand_int(1, 1000000);
         cr_assert(lab_fit(p, n, &l, &b) == -1,
                   "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)", k, n, p[k].t.median_ms);
         p[k].t.median_ms = keep;
