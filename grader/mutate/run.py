@@ -13,7 +13,8 @@ tests (the manifest's `tests`: those that reach the changed function), fastest f
 max(5 s, 3 x the reference's time + 2 s); the first that loses points, times out or gives no results kills it.
 The tests that time nothing run for --gpu-jobs mutants at once; the timed ones (XL_TIMED), and any test that ran
 out of time beside the others, then run for one mutant at a time with the GPU to itself.
-A mutant no test kills survived, or is equivalent when grader/mutants/NN-slug/equivalent.txt lists it.
+A mutant no test kills survived, or is equivalent when grader/mutants/NN-slug/equivalent.txt lists it; a listed
+mutant that a test kills is named as a wrong entry.
 (4) Writes OUT/report.txt and OUT/report.csv (grader/mutate/report.py; --report-dir DIR puts them elsewhere)
 and prints a table per lab.
 --sample N grades a fixed sample of N mutants per lab, spread over the operators. --check-equivalent only checks
@@ -356,6 +357,14 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
 
 # ===== Main =====
 
+def wrong_equivalents(rows, equivalent):
+    """[(slug, problem)] for each mutant a test killed although equivalent.txt lists it ({slug: ids}): its reason
+    is wrong (a kill is real: the reference passed that test)"""
+    return [(r['lab'], '%s/equivalent.txt lists %s, but %s killed it: remove the entry' % (r['lab'], r['id'],
+                                                                                          r['killed_by']))
+            for r in rows if r['status'] == 'killed' and r['id'] in equivalent.get(r['lab'], ())]
+
+
 def check_equivalent(out, labs, eq_dir):
     """prints every problem of the equivalent.txt files against the manifests; 0 when there is none, else 1"""
     problems, n = [], 0
@@ -430,6 +439,10 @@ def main():
             print('mutate: %s' % e, flush=True)
             notes[slug] = [str(e).split(': ', 1)[1]]
             failed = True
+    for lab, p in wrong_equivalents(rows, equivalent):
+        problems.append(p)
+        notes.setdefault(lab, []).append(p)
+        print('run: %s' % p)
     header = 'xferlab generated mutants, %s; %s' % (time.strftime('%Y-%m-%d %H:%M'), gpu)
     rdir = os.path.abspath(a.report_dir or out)
     os.makedirs(rdir, exist_ok=True)

@@ -111,6 +111,16 @@ if python3 grader/mutate/report.py "$rp/report.csv" >"$LOG/mutate-report.log" 2>
     ok "mutants: the report from planted statuses: counts, score 75.0% (an equivalent and a stillborn not counted), the survivor's diff, every mutant"
 else bad "mutants: the report from planted statuses is wrong ($rp/report.txt)"; fi
 
+# an equivalent.txt entry whose mutant a test killed is named (its reason is wrong), and only that one
+out=$(python3 -c 'import sys; sys.path.insert(0, "grader/mutate"); import run
+rows = [dict(lab="01-pageable-copy", id=i, status=s, killed_by=k) for i, s, k in
+        (("bound-L149-2", "killed", "fit.synthetic"), ("rel-op-L155-1", "killed", "fit.synthetic"),
+         ("rel-op-L155-2", "equivalent", ""))]
+print(run.wrong_equivalents(rows, {"01-pageable-copy": {"bound-L149-2", "rel-op-L155-2"}}))' 2>&1)
+if [ "$out" = "[('01-pageable-copy', '01-pageable-copy/equivalent.txt lists bound-L149-2, but fit.synthetic killed it: remove the entry')]" ]; then
+    ok "mutants: a killed mutant that equivalent.txt lists is named as a wrong entry, and only that one"
+else bad "mutants: wrong_equivalents said: $out"; fi
+
 # run.py's failures are one line: no manifests, no GPU
 out=$(python3 grader/mutate/run.py --out "$LOG/mutate-none" 2>&1)
 if [ $? = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q 'make mutate-gen'; then
