@@ -1,8 +1,13 @@
 /* copylog.c - records every cudaMemcpy and cudaMemcpyAsync while a record is open (see copylog.h).
  * cudaMemcpy is wrapped here; cudaMemcpyAsync's wrapper is in tracecopy.c and calls xl_copylog_note. */
+#define _DEFAULT_SOURCE /* mincore */
 #include "copylog.h"
 
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 
@@ -34,13 +39,32 @@ int xl_copylog_count(void)
     return n;
 }
 
+/* untouched_pages - how many pages of host memory [p, p + bytes) are not resident (never touched, or swapped out);
+ * 0 when mincore cannot tell */
+static size_t untouched_pages(const void *p, size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+    uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + bytes;
+    size_t pages = (end - start + page - 1) / page;
+    unsigned char *in = bytes ? malloc(pages) : NULL;
+    if (in && mincore((void *)start, end - start, in) == 0)
+        for (size_t i = 0; i < pages; i++)
+            n += !(in[i] & 1);
+    free(in);
+    return n;
+}
+
 void xl_copylog_note(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream,
                      int async)
 {
     pthread_mutex_lock(&lock);
     if (log_recs) {
-        if (log_n < log_max)
-            log_recs[log_n] = (xl_copy_rec){dst, src, bytes, kind, stream, async};
+        if (log_n < log_max) {
+            xl_copy_rec r = {dst, src, bytes, kind, stream, async, 0};
+            if (xl_copy_dir(&r) == cudaMemcpyHostToDevice)
+                r.src_untouched = untouched_pages(src, bytes);
+            log_recs[log_n] = r;
+        }
         log_n++;
     }
     pthread_mutex_unlock(&lock);

@@ -23,6 +23,8 @@ typedef struct {
     enum cudaMemcpyKind kind; /* as passed (cudaMemcpyDefault too: see xl_copy_dir) */
     cudaStream_t stream;      /* 0 for cudaMemcpy (the legacy default stream) */
     int async;                /* 1: cudaMemcpyAsync, 0: cudaMemcpy */
+    size_t src_untouched;     /* host to device: pages of the source never touched when the copy was asked (not
+                               * resident: mincore; a page swapped out counts too), else 0 */
 } xl_copy_rec;
 
 /* xl_copylog_start - from now on appends every copy to recs (up to max; later ones are counted only) */

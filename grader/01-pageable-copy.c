@@ -579,12 +579,13 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
               call, nrec, LOG_MAX);
     expect_sweep_copies(recs, nrec, dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, min, n, reps,
                         call);
+    kit_expect_sources_written(recs, nrec, call);
 }
 
 /* expect_sweep_shapes - small sweeps from sizes that are not powers of two: a max that is exactly min << k (the
  * last size included) and one byte less (excluded), max_points equal to the count (fine), above it (points past
  * n must stay untouched) and one less (-1), max equal to min (one size, in one point), reps below and above the 5 of
- * the figures' sweeps, both directions */
+ * the figures' sweeps, both directions, and sizes of tens of MiB (a host buffer of fresh pages) */
 static void expect_sweep_shapes(void)
 {
     int k = (int)kit_rand_int(2, 4);
@@ -599,6 +600,9 @@ static void expect_sweep_shapes(void)
                  "its sizes up to and including max_bytes are one more than max_points");
     min = odd_size(1025, 9000);
     expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min, (int)kit_rand_int(1, 4), 1, 1, NULL);
+    /* sizes past malloc's largest reuse threshold (32 MiB): the host buffer is fresh pages, never touched before */
+    min = odd_size(33 << 20, 40 << 20);
+    expect_sweep(LAB_H2D, min, min << 1, 1, 2, 2, NULL);
     expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
     expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
 }

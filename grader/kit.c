@@ -266,3 +266,13 @@ void kit_quiet_end(int saved)
     dup2(saved, 2);
     close(saved);
 }
+
+void kit_expect_sources_written(const xl_copy_rec *recs, int nrec, const char *call)
+{
+    for (int k = 0; k < nrec; k++)
+        cr_assert(recs[k].src_untouched == 0,
+                  "%s: copy %d of %d (%zu bytes host to device) read host memory never written: %zu of its pages "
+                  "were untouched. Fill the host buffer before timing (memset will do): untouched pages read as "
+                  "zeros from one shared page, which is faster than copying real data",
+                  call, k + 1, nrec, recs[k].bytes, recs[k].src_untouched);
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/copylog.h"
 #include "common/pincount.h"
 #include "common/rescount.h"
 #include "common/stats.h"
@@ -104,6 +105,11 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
  * (cudaHostAllocWriteCombined): the host reads such memory many times slower than ordinary memory; name is
  * the student's function, for the message */
 void kit_expect_not_write_combined(const void *p, const char *name);
+
+/* kit_expect_sources_written - fails when one of the nrec recorded copies (common/copylog.h) read host memory that
+ * had never been written into the device: untouched pages read as zeros from one shared page, which makes a host
+ * to device copy look faster than one of real data; call names the student's call, for the message */
+void kit_expect_sources_written(const xl_copy_rec *recs, int nrec, const char *call);
 
 /* kit_queue_busy_memset - queues on stream busy_ns of GPU work, then sets dev[0 .. bytes) to byte. A student's
  * operation that honours the stream runs after both; one queued on any other stream (the legacy stream
