@@ -604,6 +604,7 @@ static void expect_sweep_shapes(void)
     min = odd_size(33 << 20, 40 << 20);
     expect_sweep(LAB_H2D, min, min << 1, 1, 2, 2, NULL);
     expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
+    expect_sweep(LAB_D2H, min + 1, min, 3, 8, -1, "max_bytes is below min_bytes"); /* and a min of the other parity */
     expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
 }
 
