@@ -155,7 +155,7 @@ build: $(LIBXL) $(LAB_BINS) $(UNIT_TESTS) $(SELFTEST) $(PROBE) $(LOADGEN)
 	@:
 
 deps:
-	@NVCC=$(NVCC) grader/scripts/deps.sh
+	@NVCC=$(NVCC) grader/env/deps.sh
 
 # ===== Which lab and which code: LAB and IMPL, read once for every target =====
 # LAB is 1, 01 or 01-pageable-copy; where a target takes several, "01 02". IMPL is student or solution.
@@ -249,17 +249,17 @@ demo: deps
 	@$(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
 	 if $(PROBE) >/dev/null; then $(call each_lab,explore$(TOUR_SFX) grade$(TOUR_SFX),$(TOUR_DIR)); \
 	 else $(call each_lab,grade$(TOUR_SFX),$(TOUR_DIR)); fi; \
-	 XL_DEMO_BROKEN="$$broken" grader/scripts/demo.sh
+	 XL_DEMO_BROKEN="$$broken" labs/demo.sh
 
 test: all
 	@grader/test/test.sh
 
 doctor:
-	@NVCC=$(NVCC) grader/scripts/doctor.sh
+	@NVCC=$(NVCC) grader/env/doctor.sh
 
 # make bundle: the Criterion runtime and headers, for GPU hosts without packages
 bundle:
-	@grader/scripts/bundle.sh $(CRIT_BUNDLE)
+	@grader/env/bundle.sh $(CRIT_BUNDLE)
 
 # make gradescope LAB=NN: the autograder zip for Gradescope (no solutions, no mutants)
 gradescope:
@@ -285,7 +285,7 @@ docs: deps
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests;
 # then each lab's grader is built from the lab.cu it ships, and one that does not compile is named (exit 2)
 handout: deps
-	@grader/scripts/handout.sh $(B)/handout || exit $$?; \
+	@docs/handout/handout.sh $(B)/handout || exit $$?; \
 	 $(call each_lab,grade,labs); \
 	 [ -z "$$broken" ] || { echo "make handout: it ships a lab.cu that does not compile: lab$$broken (fix it before you hand it out)" >&2; exit 2; }
 

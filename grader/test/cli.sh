@@ -121,8 +121,8 @@ check_line 2 "passed.sh with one argument" grader/class/passed.sh 01
 # command that adds it (sudo only when not root), and they do not change its verdict
 dbin=$(mktemp -d /tmp/xferlab-doctor.XXXXXX)
 for t in nvcc nvidia-smi pkg-config gnuplot sed head id dirname; do ! command -v $t >/dev/null || ln -s "$(command -v $t)" "$dbin/$t"; done
-full=$(bash grader/scripts/doctor.sh 2>&1 | tail -1)
-PATH=$dbin "$BASH" grader/scripts/doctor.sh >"$LOG/doctor-nodocs.log" 2>&1
+full=$(bash grader/env/doctor.sh 2>&1 | tail -1)
+PATH=$dbin "$BASH" grader/env/doctor.sh >"$LOG/doctor-nodocs.log" 2>&1
 sudo_word=sudo\ ; [ "$(id -u)" != 0 ] || sudo_word=''
 if grep -q "^  info     pandoc     missing, so no make docs (grading does not need it): ${sudo_word}apt-get install pandoc$" "$LOG/doctor-nodocs.log" &&
     grep -q "^  info     weasyprint missing, so no make docs (grading does not need it): ${sudo_word}apt-get install weasyprint$" "$LOG/doctor-nodocs.log" &&

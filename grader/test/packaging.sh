@@ -59,7 +59,7 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             ok "handout: its README and handouts never name IMPL=solution (the full kit's do) and keep no staff markers"
         else bad "handout: staff text left in the student pages:"; sed 's/^/        /' "$LOG/handout-staff-text.log" | head -5; fi
         printf 'a <!-- staff -->b\n' >"$LOG/open-span.md"
-        out=$(python3 grader/scripts/studentmd.py "$LOG/open-span.md" 2>&1); rc=$?
+        out=$(python3 docs/handout/studentmd.py "$LOG/open-span.md" 2>&1); rc=$?
         if [ $rc = 2 ] && [ "$out" = "studentmd: $LOG/open-span.md: a <!-- staff --> span is not closed by <!-- /staff -->" ] &&
             [ "$(cat "$LOG/open-span.md")" = 'a <!-- staff -->b' ]; then
             ok "handout: a staff span left open stops make handout with one line, the page untouched"
@@ -71,13 +71,13 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
         if ! command -v gnuplot >/dev/null; then skipped "handout: its charts (no gnuplot here to draw them)"
         elif [ -z "$missing" ] && ls "$ht"/build/plots/*.svg >/dev/null 2>&1; then ok "handout: every image its pages show is in it"
         else bad "handout: images missing from it: $(echo $missing | head -c 300)"; fi
-        if python3 grader/scripts/leakcheck.py solutions "$ht" >"$LOG/leakcheck.log" 2>&1; then
-            ok "handout: no function body of solutions/ is found in it (grader/scripts/leakcheck.py)"
+        if python3 docs/handout/leakcheck.py solutions "$ht" >"$LOG/leakcheck.log" 2>&1; then
+            ok "handout: no function body of solutions/ is found in it (docs/handout/leakcheck.py)"
         else bad "handout: reference code found in it:"; sed 's/^/        /' "$LOG/leakcheck.log" | head -10; fi
         # the search can fail: a solution pasted in with its names changed is found
         planted=$(mktemp -d /tmp/xferlab-leak.XXXXXX)
         mkdir -p "$planted/labs/x" && sed 's/\bj\b/job/g; s/\bcopied\b/done_ev/g' solutions/03-*/lab.cu >"$planted/labs/x/mine.cu"
-        if ! python3 grader/scripts/leakcheck.py solutions "$planted" >/dev/null 2>&1; then
+        if ! python3 docs/handout/leakcheck.py solutions "$planted" >/dev/null 2>&1; then
             ok "handout: the search finds a solution planted with its names changed"
         else bad "handout: the search missed a planted solution"; fi
         rm -rf "$planted"

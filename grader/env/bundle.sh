@@ -4,7 +4,7 @@
 # Run on a machine with libcriterion-dev (make bundle). On the GPU host: unpack into build/
 # (tar xzf criterion.tar.gz -C build) and run make there: the Makefile finds build/criterion.
 set -eu
-[ $# -le 1 ] || { echo "usage: grader/scripts/bundle.sh [DIR] (default build/criterion)" >&2; exit 2; }
+[ $# -le 1 ] || { echo "usage: grader/env/bundle.sh [DIR] (default build/criterion)" >&2; exit 2; }
 dir=${1:-build/criterion}
 inc=$(pkg-config --variable=includedir criterion 2>/dev/null || echo /usr/include)
 lib=$(pkg-config --variable=libdir criterion 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)

@@ -5,7 +5,7 @@
 # XL_DEMO_BROKEN="01 ..." names the labs whose code did not compile, which are left out (exit 2 at the end).
 set -u
 [ $# = 0 ] || { echo "demo.sh: takes no arguments (make demo runs it)" >&2; exit 2; }
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 B=build
 mkdir -p $B/data $B/demo
 probe=$($B/bin/gpu-probe)

@@ -8,7 +8,7 @@
 # Needs build/criterion (make bundle) where Criterion is not installed.
 set -u
 cd "$(dirname "$0")/../.."
-[ $# = 1 ] || { echo "usage: grader/scripts/gpu-session.sh OUTDIR (a folder for its logs and reference data)" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: grader/test/gpu-session.sh OUTDIR (a folder for its logs and reference data)" >&2; exit 2; }
 out=$1
 mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || { echo "gpu-session: cannot write in '$out': give a folder you can write" >&2; exit 2; }
 export XL_NO_INSTALL=1
