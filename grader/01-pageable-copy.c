@@ -585,7 +585,7 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
 /* expect_sweep_shapes - small sweeps from sizes that are not powers of two: a max that is exactly min << k (the
  * last size included) and one byte less (excluded), max_points equal to the count (fine), above it (points past
  * n must stay untouched) and one less (-1), max equal to min (one size, in one point), reps below and above the 5 of
- * the figures' sweeps, both directions, and sizes of tens of MiB (a host buffer of fresh pages) */
+ * the figures' sweeps, both directions, a min_bytes of 1, and sizes of tens of MiB (a host buffer of fresh pages) */
 static void expect_sweep_shapes(void)
 {
     int k = (int)kit_rand_int(2, 4);
@@ -600,6 +600,12 @@ static void expect_sweep_shapes(void)
                  "its sizes up to and including max_bytes are one more than max_points");
     min = odd_size(1025, 9000);
     expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min, (int)kit_rand_int(1, 4), 1, 1, NULL);
+    /* min_bytes at the bottom of its range, 1: sizes 1, 2, 4, ...; and up to SIZE_MAX, where the doubling overflows
+     * after 64 sizes (more than max_points) */
+    k = (int)kit_rand_int(3, 10);
+    expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, 1, ((size_t)1 << k) + (size_t)kit_rand_int(0, (1L << k) - 1),
+                 1, 16, k + 1, NULL);
+    expect_sweep(LAB_D2H, 1, SIZE_MAX, 3, 25, -1, "its 64 sizes from 1 byte up to SIZE_MAX are more than max_points");
     /* sizes past malloc's largest reuse threshold (32 MiB): the host buffer is fresh pages, never touched before */
     min = odd_size(33 << 20, 40 << 20);
     expect_sweep(LAB_H2D, min, min << 1, 1, 2, 2, NULL);

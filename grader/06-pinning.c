@@ -124,6 +124,12 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
         {{0, 1000000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once: 0"},
         {{-5, 1000000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once: 0"},
         {{-0.5, 1000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once, a fraction of a ms below 0 too: 0"},
+        /* pin_ms <= 0 with each case that is -1 otherwise: 0 comes first, whatever the other arguments */
+        {{0, 1000000000, 10, 50, 0}, "pin_ms <= 0 is paid back at once, whatever the other arguments: 0"},
+        {{-0.0, 1000000000, 10, 10, 0}, "pin_ms <= 0 (-0.0 too) is paid back at once, whatever the other arguments: 0"},
+        {{-5, 0, 50, 10, 0}, "pin_ms <= 0 is paid back at once, whatever the other arguments: 0"},
+        {{0, 1000000000, 50, 0, 0}, "pin_ms <= 0 is paid back at once, whatever the other arguments: 0"},
+        {{-0.5, 1000000000, -50, 10, 0}, "pin_ms <= 0 is paid back at once, whatever the other arguments: 0"},
         {{100, 1000000000, 10, 50, -1}, "pinned slower than pageable never pays back: -1"},
         {{100, 1000000000, 10, 10, -1}, "pinned no faster than pageable never pays back: -1"},
         {{100, 0, 50, 10, -1}, "0 bytes is not a positive argument: -1"},
@@ -133,6 +139,8 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
         {{100, 1000000000, -50, 10, -1}, "a negative rate is not a positive argument: -1"},
         {{100, 1000000000, -0.5, 10, -1}, "a negative rate is not a positive argument: -1"},
         {{100, 1000000000, 50, -0.5, -1}, "a negative rate is not a positive argument: -1"},
+        {{100, 1000000000, -0.0, 10, -1}, "a pinned rate of -0.0 is not a positive argument: -1"},
+        {{100, 1000000000, 50, -0.0, -1}, "a pageable rate of -0.0 is not a positive argument: -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_breakeven(&cases[i].c, cases[i].why);
