@@ -5,7 +5,6 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -40,17 +39,22 @@ int xl_copylog_count(void)
 }
 
 /* untouched_pages - how many pages of host memory [p, p + bytes) are not resident (never touched, or swapped out);
- * 0 when mincore cannot tell */
+ * 0 when mincore cannot tell. Asks mincore a chunk at a time: no allocation inside the copy wrappers */
 static size_t untouched_pages(const void *p, size_t bytes)
 {
+    enum { CHUNK = 4096 }; /* pages per mincore call */
+    unsigned char in[CHUNK];
     size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
-    uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + bytes;
-    size_t pages = (end - start + page - 1) / page;
-    unsigned char *in = bytes ? malloc(pages) : NULL;
-    if (in && mincore((void *)start, end - start, in) == 0)
+    uintptr_t at = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + bytes;
+    while (bytes && at < end) {
+        size_t pages = (end - at + page - 1) / page;
+        pages = pages < CHUNK ? pages : CHUNK;
+        if (mincore((void *)at, pages * page, in) != 0)
+            return 0;
         for (size_t i = 0; i < pages; i++)
             n += !(in[i] & 1);
-    free(in);
+        at += pages * page;
+    }
     return n;
 }
 

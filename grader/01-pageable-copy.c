@@ -847,7 +847,9 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
     for (int z = 0; z < 3; z++) {
         int k = z == 1 ? 0 : (int)kit_rand_int(0, n - 1);
         double keep = p[k].t.median_ms;
-        p[k].t.median_ms = z == 0 ? 0.0 : z == 1 ? -0.001 * (double)kit_rand_int(1, 999) : -1e-3 * (double)kit_rand_int(1, 1000000);
+        p[k].t.median_ms = z == 0   ? 0.0
+                           : z == 1 ? -0.001 * (double)kit_rand_int(1, 999)      /* -0.001 to -0.999 ms */
+                                    : -0.001 * (double)kit_rand_int(1, 1000000); /* -0.001 to -1000 ms */
         cr_assert(lab_fit(p, n, &l, &b) == -1,
                   "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)", k, n, p[k].t.median_ms);
         p[k].t.median_ms = keep;
