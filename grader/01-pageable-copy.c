@@ -148,6 +148,39 @@ XL_TEST(timer, waits_for_gpu, 10, XL_TIMED,
     xl_note("your timer %.3f ms (%.3f-%.3f), the kit's %.3f ms", you.median_ms, you.min_ms, you.max_ms, kit.median_ms);
 }
 
+/* One lab_time_gpu call for kit_ms_beside_busy: 1 warm-up and 3 runs of 1 ms on the caller's stream. */
+typedef struct {
+    script sc;
+    xl_timing t;
+    int rc;
+} narrow_call;
+
+/* time_narrow - lab_time_gpu of narrow_call's script */
+static void time_narrow(void *ctx)
+{
+    narrow_call *c = ctx;
+    c->sc.calls = c->sc.other_stream = 0;
+    c->rc = lab_time_gpu(scripted_work, &c->sc, c->sc.want, 1, 3, &c->t);
+}
+
+XL_TEST(timer, narrow_wait, 5, XL_TIMED,
+        "lab_time_gpu waits for the caller's stream only, not for a 300 ms kernel on another stream", 15)
+{
+    narrow_call c = {.sc = {.tail_ms = 1.0, .want = kit_stream()}};
+    time_narrow(&c); /* warm-up */
+    double ms = kit_ms_beside_busy(time_narrow, &c, KIT_OTHER_NS);
+    xl_expect_ok(c.rc, "lab_time_gpu");
+    cr_assert(c.sc.calls == 4, "with warmup=1 and reps=3, lab_time_gpu must call the work 4 times; it called it %d times",
+              c.sc.calls);
+    expect_own_stream(&c.sc, 1, 3);
+    xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_time_gpu's time beside an unrelated kernel (ms)",
+                   "lab_time_gpu took %.0f ms for 4 runs of 1 ms while an unrelated 300 ms kernel ran on another "
+                   "stream: it waited for more than its own work (cudaDeviceSynchronize, or an event or wait on the "
+                   "legacy default stream). Wait on the stop event, or on the stream it was given",
+                   ms);
+    xl_note("lab_time_gpu took %.1f ms beside the 300 ms kernel", ms);
+}
+
 /* design_runs - reps (>= 4) run times in ms, in a fresh order, whose min, median, mean, max, first and last all
  * differ by more than 0.45 ms (runs 1 ms apart, the slowest an outlier placed so that the mean falls between two
  * runs): a wrong statistic never gives the right answer */
@@ -168,7 +201,7 @@ static void design_runs(int reps, double *runs)
     }
     cr_assert(ok, "the grader could not design runs for reps %d", reps);
     /* first and last: neither the min, the max, nor (odd count) the median; the others in a fresh order */
-    int pick[16], np = 0, rest[16], nr = 0;
+    int pick[16] = {0}, np = 0, rest[16] = {0}, nr = 0;
     for (int k = 1; k < reps - 1; k++)
         if (reps % 2 == 0 || k != reps / 2)
             pick[np++] = k;

@@ -207,30 +207,54 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
     cr_assert(lab_pinned_copy(h, h, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
 }
 
-/* What the narrow-wait test copies. */
+/* How batches are produced: every byte (exact test) or one stamp per page (speed test). */
 typedef struct {
-    void *host, *dev;
+    uint64_t seed;
+    int stamps_only;
+} produce_ctx;
+
+static void produce(void *buf, size_t bytes, int i, void *ctx);
+
+/* What the narrow-wait test runs: each function that takes a stream and need not wait for the device (the naive
+ * loop frees pinned memory, and cudaFreeHost waits for the whole device), on 1 MiB. */
+typedef struct {
+    void *host, *out, *dev;
+    lab_pool *pool;
     cudaStream_t s;
+    int which; /* 0 lab_pinned_copy, 1 lab_loop_pooled, 2 lab_round_trip */
 } narrow_ctx;
 
-/* narrow_copy - one 1 MiB lab_pinned_copy host to device, for kit_ms_beside_busy */
-static void narrow_copy(void *ctx)
+static const char *const narrow_name[3] = {"lab_pinned_copy", "lab_loop_pooled", "lab_round_trip"};
+
+/* narrow_call - one call of narrow_ctx's function, for kit_ms_beside_busy */
+static void narrow_call(void *ctx)
 {
     narrow_ctx *c = ctx;
-    xl_expect_ok(lab_pinned_copy(c->dev, c->host, 1 << 20, LAB_H2D, c->s), "lab_pinned_copy");
+    produce_ctx pc = {1, 1};
+    int rc = c->which == 0   ? lab_pinned_copy(c->dev, c->host, 1 << 20, LAB_H2D, c->s)
+             : c->which == 1 ? lab_loop_pooled(c->pool, c->dev, 1 << 18, 4, produce, &pc, c->s)
+                             : lab_round_trip(c->out, c->host, c->dev, 1 << 20, c->s);
+    xl_expect_ok(rc, narrow_name[c->which]);
 }
 
-XL_TEST(copy, narrow_wait, 5, XL_TIMED, "lab_pinned_copy waits for its own stream, not for the whole device", 15)
+XL_TEST(copy, narrow_wait, 5, XL_TIMED,
+        "lab_pinned_copy, lab_loop_pooled and lab_round_trip wait for their own stream, not for the whole device", 15)
 {
-    narrow_ctx c = {kit_pinned_alloc(1 << 20), kit_dev_alloc(1 << 20), kit_stream()};
-    narrow_copy(&c); /* warm-up */
-    double ms = kit_ms_beside_busy(narrow_copy, &c, BUSY_NS);
-    xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "the 1 MiB copy's time beside another stream's kernel (ms)",
-              "copying 1 MiB took %.0f ms while another stream ran a %d ms kernel (need under %.0f ms): "
-              "lab_pinned_copy waited for the whole device (cudaDeviceSynchronize?); wait for its stream only "
-              "(cudaStreamSynchronize(stream))",
-              ms, (int)(BUSY_NS / 1000000), NARROW_MS);
-    xl_note("1 MiB copy took %.2f ms beside a %d ms kernel on another stream", ms, (int)(BUSY_NS / 1000000));
+    narrow_ctx c = {kit_pinned_alloc(1 << 20), kit_pinned_alloc(1 << 20), kit_dev_alloc(1 << 20),
+                    lab_pool_create(1 << 18, 2), kit_stream(), 0};
+    cr_assert(c.pool != NULL, "lab_pool_create(%d, 2) returned NULL", 1 << 18);
+    for (c.which = 0; c.which < 3; c.which++) {
+        narrow_call(&c); /* warm-up */
+        double ms = kit_ms_beside_busy(narrow_call, &c, BUSY_NS);
+        xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "a 1 MiB call's time beside another stream's kernel (ms)",
+                       "%s of 1 MiB took %.0f ms while another stream ran a %d ms kernel (need under %.0f ms): it "
+                       "waited for the whole device (cudaDeviceSynchronize, or a copy or wait on the legacy stream "
+                       "0); wait for its stream only (cudaStreamSynchronize(stream))",
+                       narrow_name[c.which], ms, (int)(BUSY_NS / 1000000), NARROW_MS);
+        xl_note("%s of 1 MiB took %.2f ms beside a %d ms kernel on another stream", narrow_name[c.which], ms,
+                (int)(BUSY_NS / 1000000));
+    }
+    lab_pool_destroy(c.pool);
 }
 
 /* What the speed tests copy, and with whose code. */
@@ -479,11 +503,6 @@ XL_TEST(pool, buffers, 10, XL_GPU,
     lab_pool_destroy(NULL);
 }
 
-/* How batches are produced: every byte (exact test) or one stamp per page (speed test). */
-typedef struct {
-    uint64_t seed;
-    int stamps_only;
-} produce_ctx;
 
 /* produce - lab_produce_fn: batch i from the seed */
 static void produce(void *buf, size_t bytes, int i, void *ctx)
@@ -605,10 +624,12 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int n, int be
     XL_CHECK(cudaDeviceSynchronize());
     if (behind)
         kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n * bytes);
+    kit_held before = kit_held_now();
     xl_copylog_start(recs, LOG_MAX);
     int rc = lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s);
     int nrec = xl_copylog_stop();
     xl_expect_ok(rc, "lab_loop_pooled");
+    kit_expect_released(before, call);
     if (behind)
         expect_stream_done(s, call);
     if (n > 0)
@@ -745,12 +766,15 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
         xl_delay(s, DELAY_NS); /* the real input reaches host_in only through work queued on the caller's stream */
         XL_CHECK(cudaMemcpyAsync(in, real, n, cudaMemcpyDeviceToHost, s));
         snprintf(what, sizeof what, "lab_round_trip of %zu bytes", n);
+        kit_held before = kit_held_now();
         xl_copylog_start(recs, LOG_MAX);
         int rc = lab_round_trip(out, in, dev, n, s);
         int nrec = xl_copylog_stop();
         xl_expect_ok(rc, "lab_round_trip");
         expect_stream_done(s, what);
         expect_trip_copies(recs, nrec, out, in, dev, n, what);
+        kit_expect_copies_on(recs, nrec, s, what);
+        kit_expect_released(before, what);
         strncat(what, ": host_out, read right after it returned", sizeof what - strlen(what) - 1);
         kit_expect_host_bytes(out, want, n, GUARD, what);
         snprintf(what, sizeof what, "lab_round_trip of %zu bytes: dev, which the data goes through", n);

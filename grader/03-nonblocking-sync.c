@@ -8,6 +8,7 @@
  * measured in the same run. Fresh random data and random sizes on every repetition; the callbacks
  * count their calls; what a call leaves allocated is counted at the CUDA calls.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +38,6 @@ XL_LAB("03", "nonblocking-sync");
 #define SEND_MAX_BATCHES 12
 #define SEND_MAX_BYTES ((2u << 20) + 1)
 #define MAX_COPIES 1024          /* copies recorded per lab_fetch */
-#define OTHER_NS 300000000ull    /* an unrelated 300 ms kernel on another stream */
-#define NARROW_MS 150.0          /* a narrow wait finishes well before that kernel */
 #define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
 #define HOST_WORK_MS 20.0        /* a fetch without a wait reads poison 20 ms early, every time */
 #define OVERLAP_NEED 0.8         /* (H + G - T) / min(H, G): 1 is perfect overlap, 0 none */
@@ -165,6 +164,35 @@ static lab_fetch_job job_for(fetch_ctx *f, void *host)
     return j;
 }
 
+/* expect_fetch_refuses_null - a job with one member NULL, each in turn, the rest valid: lab_fetch returns -1,
+ * calls no callback, leaves no error and holds nothing */
+static void expect_fetch_refuses_null(cudaStream_t s)
+{
+    static const char *const member[5] = {"gpu_work", "dev", "host", "host_work", "consume"};
+    fetch_ctx f;
+    fetch_setup(&f, 4096, 0, 0, s);
+    void *host = kit_pinned_alloc(4096);
+    kit_held before = kit_held_now();
+    for (int m = 0; m < 5; m++) {
+        lab_fetch_job j = job_for(&f, host);
+        if (m == 0) j.gpu_work = NULL;
+        if (m == 1) j.dev = NULL;
+        if (m == 2) j.host = NULL;
+        if (m == 3) j.host_work = NULL;
+        if (m == 4) j.consume = NULL;
+        f.gpu_worked = f.host_worked = f.consumed = 0;
+        int rc = lab_fetch(&j);
+        cudaError_t left = cudaGetLastError();
+        cr_assert(rc == -1 && f.gpu_worked + f.host_worked + f.consumed == 0 && left == cudaSuccess,
+                  "lab_fetch with job->%s NULL (the rest valid) returned %d after %d gpu_work, %d host_work and %d "
+                  "consume calls, leaving %s: lab.h asks for -1 on a NULL argument, before any work",
+                  member[m], rc, f.gpu_worked, f.host_worked, f.consumed, cudaGetErrorName(left));
+    }
+    kit_expect_released(before, "lab_fetch refusing a job with a NULL member");
+    XL_CHECK(cudaFreeHost(host));
+    fetch_teardown(&f);
+}
+
 /* expect_copies_on - every copy into host[0 .. bytes) among the n recorded was a cudaMemcpyAsync on stream s */
 static void expect_copies_on(const xl_copy_rec *recs, int n, const void *host, size_t bytes, cudaStream_t s,
                              const char *when)
@@ -191,6 +219,7 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
     static xl_copy_rec recs[MAX_COPIES];
     cudaStream_t s = kit_stream();
     cr_assert(lab_fetch(NULL) == -1, "lab_fetch(NULL) must return -1");
+    expect_fetch_refuses_null(s);
     lab_fetch_buffer_free(NULL);
     kit_held before = kit_held_now();
     for (int r = 0; r < REPS; r++) {
@@ -247,8 +276,8 @@ XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
     r.host = lab_fetch_buffer(r.f.bytes);
     cr_assert(r.host != NULL, "lab_fetch_buffer returned NULL");
     fetch_poisoned(&r); /* warm-up */
-    double ms = kit_ms_beside_busy(fetch_poisoned, &r, OTHER_NS);
-    xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "lab_fetch's time beside an unrelated kernel (ms)",
+    double ms = kit_ms_beside_busy(fetch_poisoned, &r, KIT_OTHER_NS);
+    xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_fetch's time beside an unrelated kernel (ms)",
               "lab_fetch took %.0f ms while an unrelated 300 ms kernel ran on another stream (its own work takes "
               "about 3 ms): it waited for more than its copy. cudaDeviceSynchronize waits for every stream, and "
               "so does anything on the legacy default stream (stream 0, cudaMemcpy); wait on an event recorded "
@@ -486,16 +515,28 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
     void *host = kit_pinned_alloc(SEND_MAX_BYTES), *dev = kit_dev_alloc(room);
     send_ctx c;
     cr_assert(lab_send(NULL) == -1, "lab_send(NULL) must return -1");
-    lab_send_job j = send_setup(&c, s, host, dev, room, 4096, -1, 0);
-    int rc = lab_send(&j);
-    cr_assert(rc == -1 && c.fills == 0 && c.gpu_works == 0,
-              "lab_send with n = -1 batches returned %d after %d fills and %d gpu_work calls: it must return -1 "
-              "without calling either (lab.h: n >= 0)", rc, c.fills, c.gpu_works);
+    /* each bad argument alone, the rest valid (n from 1 up), and n < 0 with a NULL member too */
+    static const char *const bad[6] = {"gpu_work NULL", "host NULL", "dev NULL", "fill NULL", "n = -1", "n = INT_MIN"};
+    for (int m = 0; m < 7; m++) {
+        lab_send_job j = send_setup(&c, s, host, dev, room, 4096, (int)kit_rand_int(1, 3), 0);
+        if (m == 0 || m == 6) j.gpu_work = NULL;
+        if (m == 1) j.host = NULL;
+        if (m == 2) j.dev = NULL;
+        if (m == 3) j.fill = NULL;
+        if (m == 4 || m == 6) j.n = -1;
+        if (m == 5) j.n = INT_MIN;
+        int rc = lab_send(&j);
+        cudaError_t left = cudaGetLastError();
+        cr_assert(rc == -1 && c.fills == 0 && c.gpu_works == 0 && left == cudaSuccess,
+                  "lab_send with %s%s returned %d after %d fills and %d gpu_work calls, leaving %s: it must return -1 "
+                  "before any work (lab.h: no NULL, n >= 0)", m == 6 ? "gpu_work NULL and n = -1" : bad[m],
+                  m < 4 ? " (the rest valid)" : "", rc, c.fills, c.gpu_works, cudaGetErrorName(left));
+    }
     kit_held before = kit_held_now();
     for (int r = 0; r < 10; r++) {
         int n = r == 0 ? 1 : r == 1 ? 0 : r == 2 ? SEND_MAX_BATCHES : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
         size_t bytes = r == 0 ? 1 : r == 3 ? 1u << 20 : (size_t)kit_rand_int(2, SEND_MAX_BYTES);
-        j = send_setup(&c, s, host, dev, room, bytes, n, 1000000);
+        lab_send_job j = send_setup(&c, s, host, dev, room, bytes, n, 1000000);
         if (n > 0) /* batches copied on any other stream land before this memset, which overwrites them */
             kit_queue_busy_memset(s, SEND_BUSY_NS, dev, BUSY_BYTE, (size_t)n * bytes);
         send_call(&j);
@@ -515,9 +556,9 @@ XL_TEST(send, narrow_wait, 5, XL_TIMED,
     lab_send_job j = send_setup(&c, kit_stream(), host, dev, 3 * bytes + 16, bytes, 3, 1000000);
     send_call(&j); /* warm-up */
     j = send_setup(&c, j.stream, host, dev, 3 * bytes + 16, bytes, 3, 1000000);
-    double ms = kit_ms_beside_busy(send_call, &j, OTHER_NS);
+    double ms = kit_ms_beside_busy(send_call, &j, KIT_OTHER_NS);
     send_expect(&j, 1);
-    xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "lab_send's time beside an unrelated kernel (ms)",
+    xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_send's time beside an unrelated kernel (ms)",
               "lab_send took %.0f ms while an unrelated 300 ms kernel ran on another stream (its own work takes "
               "about 4 ms): wait on an event recorded after each copy, or on its stream, not on the whole device",
               ms);

@@ -35,8 +35,6 @@ XL_LAB("04", "double-buffering");
                                      after every later batch's */
 #define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
 #define MAX_BATCHES (3 * MAX_DEPTH + 1)
-#define OTHER_NS 300000000ull     /* an unrelated 300 ms kernel on another stream */
-#define NARROW_MS 150.0
 #define REFILL_HOLD_MS 60.0       /* pipe.early_refill: batch 0's stream held up this long after its kernel */
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
 #define PIPE_BATCHES 16
@@ -77,7 +75,11 @@ static void run_poisoned(lab_pipe *p, const lab_job *j)
 {
     if (j->batches > 0)
         xl_poison(j->results, (size_t)j->batches * sizeof(lab_result));
+    kit_held before = kit_held_now();
     xl_expect_ok(lab_pipe_run(p, j), "lab_pipe_run");
+    char what[96];
+    snprintf(what, sizeof what, "lab_pipe_run of %d batches (everything is allocated in lab_pipe_create)", j->batches);
+    kit_expect_released(before, what);
 }
 
 /* expect_results - right after lab_pipe_run returned: every result of j is right. want_all holds the right results
@@ -139,7 +141,8 @@ static void expect_create_fails(size_t max_items, int depth, const char *why)
     cr_assert(p == NULL, "lab_pipe_create(%zu items, depth %d) %s returned a pipe: it must return NULL%s", max_items,
               depth, why,
               depth >= 1 && depth <= MAX_DEPTH && max_items > 0
-                  ? " when it cannot allocate everything (allocate every buffer in lab_pipe_create, none later)"
+                  ? " when it cannot allocate everything (allocate every buffer in lab_pipe_create, none later, and "
+                    "check that max_items * 4 bytes does not overflow)"
                   : " (lab.h: max_items >= 1, depth 1 to 8)");
     snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) %s, which returned NULL", max_items, depth, why);
     kit_expect_released(before, what);
@@ -156,6 +159,14 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     expect_create_fails(1024, 0, "with depth 0");
     expect_create_fails(1024, MAX_DEPTH + 1, "with depth 9");
     expect_create_fails(1024, -1, "with depth -1");
+    /* sizes no machine holds: 2^61 items (8 EiB), and 2^62 items and a few more, whose bytes (4 a word) wrap past
+     * 2^64 to a few KiB */
+    expect_create_fails((size_t)1 << 61, 2, "with 2^61 items (8 EiB: out of memory)");
+    size_t wrap = ((size_t)1 << 62) + (size_t)kit_rand_int(0, 4096);
+    char why[96];
+    snprintf(why, sizeof why, "with 2^62 + %zu items (their %zu bytes wrap past 2^64 in a size_t: out of memory)",
+             wrap - ((size_t)1 << 62), wrap * sizeof(uint32_t));
+    expect_create_fails(wrap, 2, why);
     lab_pipe_destroy(NULL);
     pipe_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, MAX_DEPTH)};
     char what[128];
@@ -172,22 +183,26 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     wl_create(&w, 1000, 0, 0, 0);
     lab_result *res = pinned_results(4);
     lab_pipe *p = new_pipe(999, 2);
-    lab_job j = wl_job(&w, 4, res);
-    cr_assert(lab_pipe_run(p, &j) == -1,
-              "lab_pipe_run with more items (1000) than the pipe holds (999) must return -1");
-    cr_assert(w.produced == 0, "lab_pipe_run with more items than the pipe holds called produce %d times; check the "
-              "arguments before any work", w.produced);
-    cr_assert(lab_pipe_run(p, NULL) == -1, "lab_pipe_run(p, NULL) must return -1");
-    cr_assert(lab_pipe_run(NULL, &j) == -1, "lab_pipe_run(NULL, job) must return -1");
+    /* each bad argument alone, the rest valid, with 0 batches and with 1 to 4: -1 before any work */
+    static const char *const rule[8] = {"p NULL", "job NULL", "produce NULL", "compute NULL", "results NULL",
+                                        "items 0", "items 1000 (the pipe holds 999)", "batches -1"};
+    for (int r = 0; r < 8; r++)
+        for (int none = 0; none < 2 - (r == 7); none++) {
+            lab_job j = wl_job(&w, none ? 0 : (int)kit_rand_int(1, 4), res);
+            j.items = r == 5 ? 0 : r == 6 ? 1000 : 999;
+            if (r == 2) j.produce = NULL;
+            if (r == 3) j.compute = NULL;
+            if (r == 4) j.results = NULL;
+            if (r == 7) j.batches = -1;
+            w.produced = w.computed = 0;
+            int rc = lab_pipe_run(r == 0 ? NULL : p, r == 1 ? NULL : &j);
+            cr_assert(rc == -1 && w.produced == 0 && w.computed == 0,
+                      "lab_pipe_run with %s (the rest valid, %d batches) returned %d after %d produce and %d compute "
+                      "calls: it must return -1 before any work (lab.h), whatever the count of batches",
+                      rule[r], j.batches, rc, w.produced, w.computed);
+        }
+    lab_job j = wl_job(&w, 0, res);
     j.items = 999;
-    j.results = NULL;
-    j.batches = (int)kit_rand_int(0, 3);
-    cr_assert(lab_pipe_run(p, &j) == -1, "lab_pipe_run of %d batches with results NULL must return -1", j.batches);
-    cr_assert(w.produced == 0, "lab_pipe_run with results NULL called produce %d times", w.produced);
-    j.results = res;
-    j.items = 999;
-    j.batches = -1;
-    cr_assert(lab_pipe_run(p, &j) == -1, "lab_pipe_run with batches = -1 must return -1");
     j.batches = 0;
     xl_expect_ok(lab_pipe_run(p, &j), "lab_pipe_run with 0 batches");
     cr_assert(w.produced == 0 && w.computed == 0, "lab_pipe_run with 0 batches called produce %d and compute %d times",
@@ -397,9 +412,9 @@ XL_TEST(pipe, narrow_wait, 5, XL_TIMED,
     wl_create(&w, 1u << 18, 0, 1000000, 0);
     pipe_call c = {new_pipe(w.items, 2), wl_job(&w, 4, pinned_results(4))};
     call_pipe(&c); /* warm-up */
-    double ms = kit_ms_beside_busy(call_pipe, &c, OTHER_NS);
+    double ms = kit_ms_beside_busy(call_pipe, &c, KIT_OTHER_NS);
     expect_results(&w, &c.j, NULL, -1, "beside the 300 ms kernel");
-    xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "lab_pipe_run's time beside an unrelated kernel (ms)",
+    xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_pipe_run's time beside an unrelated kernel (ms)",
               "lab_pipe_run took %.0f ms for 4 batches of about 1 ms each while an unrelated 300 ms kernel ran on "
               "another stream: it waited for the whole device (cudaDeviceSynchronize, or the legacy default "
               "stream). Wait on this pipe's streams or events only",

@@ -141,6 +141,16 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
         {{100, 1000000000, 50, -0.5, -1}, "a negative rate is not a positive argument: -1"},
         {{100, 1000000000, -0.0, 10, -1}, "a pinned rate of -0.0 is not a positive argument: -1"},
         {{100, 1000000000, 50, -0.0, -1}, "a pageable rate of -0.0 is not a positive argument: -1"},
+        /* not a number, each argument in turn (and pin_ms <= 0 still first); an n past a long's range, on and
+         * either side of 2^63 (80 ms saved a transfer, exact in binary) */
+        {{NAN, 1000000000, 50, 10, -1}, "a pin_ms that is not a number (NaN): -1"},
+        {{100, 1000000000, NAN, 10, -1}, "a pinned rate that is not a number (NaN): -1"},
+        {{100, 1000000000, 50, NAN, -1}, "a pageable rate that is not a number (NaN): -1"},
+        {{-1, 1000000000, NAN, NAN, 0}, "pin_ms <= 0 is paid back at once, whatever the other arguments: 0"},
+        {{80 * 0x1p62, 1000000000, 50, 10, 1L << 62}, "2^62 transfers: a long holds that"},
+        {{80 * 0x1p63, 1000000000, 50, 10, -1}, "2^63 transfers do not fit in a long: -1"},
+        {{INFINITY, 1000000000, 50, 10, -1}, "an infinite pin_ms is never paid back (no long holds it): -1"},
+        {{1e300, 1, 50, 10, -1}, "1e300 ms at 8e-8 ms saved a transfer: no long holds that count: -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_breakeven(&cases[i].c, cases[i].why);

@@ -276,3 +276,14 @@ void kit_expect_sources_written(const xl_copy_rec *recs, int nrec, const char *c
                   "zeros from one shared page, which is faster than copying real data",
                   call, k + 1, nrec, recs[k].bytes, recs[k].src_untouched);
 }
+
+void kit_expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, const char *call)
+{
+    for (int k = 0; k < nrec; k++)
+        cr_assert(recs[k].async && recs[k].stream == s,
+                  "%s: copy %d of %d (%zu bytes) went %s, not with cudaMemcpyAsync on the stream it was given: "
+                  "queue every copy on that stream",
+                  call, k + 1, nrec, recs[k].bytes,
+                  !recs[k].async ? "with cudaMemcpy (the legacy stream 0)"
+                  : recs[k].stream == 0 ? "on the legacy stream 0" : "on another stream");
+}

@@ -55,6 +55,11 @@ extern const size_t kit_n_awkward;
  * waits for the legacy stream) takes at least busy_ns. */
 double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns);
 
+/* A narrow-wait test: the unrelated kernel kit_ms_beside_busy runs, and the time a call that waits for its own
+ * work only (a few ms of it) stays under: half the kernel. */
+#define KIT_OTHER_NS 300000000ull
+#define KIT_NARROW_MS 150.0
+
 /* kit_expect_host_bytes - the same for host memory */
 void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, size_t guard, const char *what);
 
@@ -110,6 +115,11 @@ void kit_expect_not_write_combined(const void *p, const char *name);
  * had never been written into the device: untouched pages read as zeros from one shared page, which makes a host
  * to device copy look faster than one of real data; call names the student's call, for the message */
 void kit_expect_sources_written(const xl_copy_rec *recs, int nrec, const char *call);
+
+/* kit_expect_copies_on - fails unless each of the nrec recorded copies (common/copylog.h; the caller keeps nrec
+ * within its record) was a cudaMemcpyAsync on stream s: a copy on the legacy stream 0 or another stream ignores
+ * the stream the caller handed over; call names the student's call, for the message */
+void kit_expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, const char *call);
 
 /* kit_queue_busy_memset - queues on stream busy_ns of GPU work, then sets dev[0 .. bytes) to byte. A student's
  * operation that honours the stream runs after both; one queued on any other stream (the legacy stream

@@ -71,15 +71,16 @@ int lab_loop_naive(void *dev, size_t bytes, int n, lab_produce_fn produce, void 
 
 /* lab_loop_pooled - the same n transfers with the same result, through buffers from pool (its buffers are
  * at least bytes long): no allocation inside the loop, every copy on stream. Returns when all n batches are on the
- * device, with every buffer it took given back to the pool. */
+ * device, with every buffer it took given back to the pool; it waits for stream only, never for the whole device. */
 int lab_loop_pooled(lab_pool *pool, void *dev, size_t bytes, int n, lab_produce_fn produce, void *ctx,
                     cudaStream_t stream);
 
 /* ===== Part D: a round trip that stays pinned ===== */
 
 /* lab_round_trip - copies bytes from pinned host_in to dev, then from dev back into pinned host_out, both
- * on stream, and returns when host_out holds the data. Work already queued on stream (which may be what fills
- * host_in) runs first. No pageable memory on the way: dev straight into host_out. 0 or -1. */
+ * with cudaMemcpyAsync on stream, and returns when host_out holds the data, waiting for stream only (never for the
+ * whole device). Work already queued on stream (which may be what fills host_in) runs first. No pageable memory
+ * on the way: dev straight into host_out. Holds nothing when it returns. 0 or -1. */
 int lab_round_trip(void *host_out, const void *host_in, void *dev, size_t bytes, cudaStream_t stream);
 
 #ifdef __cplusplus

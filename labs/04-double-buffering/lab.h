@@ -44,8 +44,8 @@ typedef struct {
 typedef struct lab_pipe lab_pipe;
 
 /* lab_pipe_create - a pipeline for batches of up to max_items items with depth buffers in rotation
- * (depth 2: double-buffering): depth pinned host buffers, depth device buffers, and the streams and
- * events that guard them. Allocate everything here, not per batch. NULL (with a message) on bad
+ * (depth 2: double-buffering): depth pinned host buffers (they may be write-combined: the host only writes
+ * them), depth device buffers, and the streams and events that guard them. Allocate everything here, not per batch. NULL (with a message) on bad
  * arguments (max_items == 0, depth < 1 or > 8) or when out of memory, leaving nothing allocated. */
 lab_pipe *lab_pipe_create(size_t max_items, int depth);
 

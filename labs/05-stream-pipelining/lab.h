@@ -47,7 +47,7 @@ lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams);
  * may be shorter; ceil(items / chunk_items) chunks), one copy in, one k->launch (with k->ctx) and one copy out,
  * on stream c mod streams, issued in the order asked; every copy and kernel on the pipeline's own streams.
  * Returns once out holds every result, having waited for this pipeline's streams only. 0, or -1 on bad
- * arguments (NULL, an unknown order). */
+ * arguments (p, k or k->launch NULL, or an unknown order, whatever items; in or out NULL when items > 0). */
 int lab_pipeline_run(lab_pipeline *p, const uint32_t *in, uint32_t *out, size_t items, lab_order order,
                      const lab_kernel *k);
 

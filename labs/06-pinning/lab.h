@@ -57,8 +57,8 @@ void lab_unpin(lab_pinned *b);
 /* lab_breakeven - how many transfers of bytes it takes before pinning, which costs pin_ms once, has paid
  * for itself, when each transfer runs at pinned_gbps from pinned memory and at pageable_gbps from
  * pageable memory (decimal GB/s): the smallest n with n * (pageable time - pinned time) >= pin_ms.
- * 0 when pin_ms <= 0, whatever the other arguments; otherwise -1 when pinned is no faster or another argument is
- * not positive (-0.0 is not positive). */
+ * 0 when pin_ms <= 0, whatever the other arguments; otherwise -1 when pinned is no faster, an argument is not a
+ * number (NaN) or another one is not positive (-0.0 is not positive), or n does not fit in a long. */
 long lab_breakeven(double pin_ms, size_t bytes, double pinned_gbps, double pageable_gbps);
 
 #ifdef __cplusplus

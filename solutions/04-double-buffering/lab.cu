@@ -50,7 +50,9 @@ extern "C" lab_pipe *lab_pipe_create(size_t max_items, int depth)
     }
     p->depth = depth;
     p->max_items = max_items;
-    size_t bytes = max_items * sizeof(uint32_t);
+    size_t bytes; /* a buffer's: past 2^64 it becomes a size no allocation can give (out of memory) */
+    if (__builtin_mul_overflow(max_items, sizeof(uint32_t), &bytes))
+        bytes = SIZE_MAX;
     for (int k = 0; k < depth; k++) {
         if (!ok(cudaMallocHost(&p->host[k], bytes), "pinning a host buffer") ||
             !ok(cudaMalloc(&p->dev[k], bytes), "a device buffer") ||

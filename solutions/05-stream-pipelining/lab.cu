@@ -53,10 +53,13 @@ extern "C" lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams)
     }
     p->streams = streams;
     p->chunk_items = chunk_items;
+    size_t bytes; /* a chunk's: past 2^64 it becomes a size no allocation can give (out of memory) */
+    if (__builtin_mul_overflow(chunk_items, sizeof(uint32_t), &bytes))
+        bytes = SIZE_MAX;
     for (int i = 0; i < streams; i++) {
         if (cudaStreamCreateWithFlags(&p->s[i], cudaStreamNonBlocking) != cudaSuccess ||
-            cudaMalloc(&p->din[i], chunk_items * sizeof(uint32_t)) != cudaSuccess ||
-            cudaMalloc(&p->dout[i], chunk_items * sizeof(uint32_t)) != cudaSuccess) {
+            cudaMalloc(&p->din[i], bytes) != cudaSuccess ||
+            cudaMalloc(&p->dout[i], bytes) != cudaSuccess) {
             cudaGetLastError();
             fprintf(stderr, "lab_pipeline_create: out of device memory for %d streams of %zu words\n", streams,
                     chunk_items);

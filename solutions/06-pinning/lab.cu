@@ -121,10 +121,11 @@ extern "C" long lab_breakeven(double pin_ms, size_t bytes, double pinned_gbps, d
 {
     if (pin_ms <= 0)
         return 0;
-    if (bytes == 0 || pinned_gbps <= 0 || pageable_gbps <= 0)
+    if (isnan(pin_ms) || bytes == 0 || !(pinned_gbps > 0) || !(pageable_gbps > 0)) /* !(x > 0): NaN too */
         return -1;
     double saved_ms = bytes * 1e-6 / pageable_gbps - bytes * 1e-6 / pinned_gbps; /* per transfer */
-    if (saved_ms <= 0)
+    if (!(saved_ms > 0))
         return -1;
-    return (long)ceil(pin_ms / saved_ms);
+    double n = ceil(pin_ms / saved_ms);
+    return n < 0x1p63 ? (long)n : -1; /* 2^63 and more (infinity too) do not fit in a long */
 }
