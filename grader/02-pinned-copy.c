@@ -503,7 +503,6 @@ XL_TEST(pool, buffers, 10, XL_GPU,
     lab_pool_destroy(NULL);
 }
 
-
 /* produce - lab_produce_fn: batch i from the seed */
 static void produce(void *buf, size_t bytes, int i, void *ctx)
 {
