@@ -542,23 +542,16 @@ static void expect_batches(const void *dev, size_t bytes, int n, const produce_c
     free(got);
 }
 
-/* expect_copies_on - fails unless every host-to-device copy recorded went on the caller's stream s, total bytes in all */
+/* expect_copies_on - fails unless every copy recorded was a cudaMemcpyAsync on the caller's stream s, and total
+ * bytes went host to device in all */
 static void expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, size_t total, const char *call)
 {
     size_t h2d = 0;
     cr_assert(nrec <= LOG_MAX, "%s made %d copies, more than the %d the grader records: copy each batch in one piece",
               call, nrec, LOG_MAX);
-    for (int k = 0; k < nrec; k++) {
-        if (xl_copy_dir(&recs[k]) != cudaMemcpyHostToDevice)
-            continue;
-        cr_assert(recs[k].stream == s,
-                  "%s: copy %d (%zu bytes host to device) went on %s, not on the stream it was given: queue every "
-                  "copy on that stream (cudaMemcpyAsync(..., stream), or lab_pinned_copy(..., stream))",
-                  call, k + 1, recs[k].bytes,
-                  recs[k].stream == 0 ? "the legacy stream 0 (cudaMemcpy, or cudaMemcpyAsync without a stream)"
-                                      : "another stream");
-        h2d += recs[k].bytes;
-    }
+    kit_expect_copies_on(recs, nrec, s, call);
+    for (int k = 0; k < nrec; k++)
+        h2d += xl_copy_dir(&recs[k]) == cudaMemcpyHostToDevice ? recs[k].bytes : 0;
     cr_assert(h2d == total, "%s copied %zu bytes host to device; its batches are %zu bytes", call, h2d, total);
 }
 

@@ -159,13 +159,11 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     expect_create_fails(1024, 0, "with depth 0");
     expect_create_fails(1024, MAX_DEPTH + 1, "with depth 9");
     expect_create_fails(1024, -1, "with depth -1");
-    /* sizes no machine holds: 2^61 items (8 EiB), and 2^62 items and a few more, whose bytes (4 a word) wrap past
-     * 2^64 to a few KiB */
+    /* sizes no machine holds: 2^61 items (8 EiB), and a count whose bytes wrap past 2^64 to a few KiB */
     expect_create_fails((size_t)1 << 61, 2, "with 2^61 items (8 EiB: out of memory)");
-    size_t wrap = ((size_t)1 << 62) + (size_t)kit_rand_int(0, 4096);
-    char why[96];
-    snprintf(why, sizeof why, "with 2^62 + %zu items (their %zu bytes wrap past 2^64 in a size_t: out of memory)",
-             wrap - ((size_t)1 << 62), wrap * sizeof(uint32_t));
+    size_t wrap = kit_wrapping_count(sizeof(uint32_t));
+    char why[128];
+    snprintf(why, sizeof why, "(whose bytes wrap past 2^64 in a size_t to %zu: out of memory)", wrap * sizeof(uint32_t));
     expect_create_fails(wrap, 2, why);
     lab_pipe_destroy(NULL);
     pipe_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, MAX_DEPTH)};

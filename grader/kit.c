@@ -287,3 +287,8 @@ void kit_expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, con
                   !recs[k].async ? "with cudaMemcpy (the legacy stream 0)"
                   : recs[k].stream == 0 ? "on the legacy stream 0" : "on another stream");
 }
+
+size_t kit_wrapping_count(size_t elem_bytes)
+{
+    return SIZE_MAX / elem_bytes + 1 + (size_t)kit_rand_int(0, (long)((16u << 10) / elem_bytes) - 1);
+}

@@ -69,6 +69,11 @@ void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, siz
  * range, never passed one fixed value (state the values drawn in every failure message) */
 long kit_rand_int(long lo, long hi);
 
+/* kit_wrapping_count - a fresh count of elements of elem_bytes each (a power of two, 2 or more) whose bytes, count *
+ * elem_bytes, wrap past 2^64 in a size_t to under 16 KiB: a create that multiplies without checking gets a tiny
+ * buffer where it must fail as out of memory */
+size_t kit_wrapping_count(size_t elem_bytes);
+
 /* What a process holds that a student's code can create and forget. */
 typedef struct {
     xl_pinned pinned;   /* pinned allocations and registrations (common/pincount) */
