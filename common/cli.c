@@ -173,3 +173,9 @@ void xl_cli_die(const char *prog, const char *msg)
 {
     exit(bad(prog, msg));
 }
+
+void xl_sweep_check(const char *prog, size_t min, size_t max)
+{
+    if (min > max)
+        xl_cli_die(prog, "--min is larger than --max");
+}

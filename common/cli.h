@@ -45,6 +45,23 @@ int xl_can_write(const char *path);
  * after the usage for --help, 2 after the one line for bad input. Makes stdout line-buffered. */
 void xl_cli_or_exit(const char *prog, const char *about, const xl_opt *opts, int n, int argc, char **argv);
 
+/* A sweep of copy sizes doubling from --min to --max (labs 01 and 02): the defaults their help names, and the
+ * largest size either takes. */
+#define XL_SWEEP_MIN ((size_t)4 << 10)
+#define XL_SWEEP_MAX ((size_t)256 << 20)
+#define XL_SWEEP_LIMIT ((long long)4 << 30)
+
+/* XL_SWEEP_OPTS - the two xl_opt rows --min and --max of a sweep, into the size_t at min_out and max_out */
+#define XL_SWEEP_OPTS(min_out, max_out)                                                                             \
+    {"min", XL_OPT_SIZE, (min_out), 1, XL_SWEEP_LIMIT, "smallest copy (default 4K)"},                                \
+    {                                                                                                                \
+        "max", XL_OPT_SIZE, (max_out), 1, XL_SWEEP_LIMIT,                                                            \
+            "largest copy, at most 4G (default 256M); sizes double from --min"                                       \
+    }
+
+/* xl_sweep_check - returns when min <= max; else exits 2 after "prog: --min is larger than --max (try --help)" */
+void xl_sweep_check(const char *prog, size_t min, size_t max);
+
 /* xl_cli_die - for a bad combination of options found after parsing: "prog: msg (try --help)", exit 2 */
 void xl_cli_die(const char *prog, const char *msg) __attribute__((noreturn));
 

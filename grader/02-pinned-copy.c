@@ -180,28 +180,34 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
     free(want);
 }
 
+/* check_sizes - check_copy in direction dir of every awkward size and one random size up to 3 MiB, on one stream
+ * of the kit's; returns that stream */
+static cudaStream_t check_sizes(lab_dir dir)
+{
+    cudaStream_t s = kit_stream();
+    for (size_t i = 0; i < kit_n_awkward; i++)
+        check_copy(kit_awkward_sizes[i], dir, s);
+    check_copy((size_t)kit_rand_int(1, 3 << 20), dir, s);
+    return s;
+}
+
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
         "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
         "complete when it returns", 15)
 {
-    cudaStream_t s = kit_stream();
-    for (size_t i = 0; i < kit_n_awkward; i++)
-        check_copy(kit_awkward_sizes[i], LAB_H2D, s);
-    check_copy((size_t)kit_rand_int(1, 3 << 20), LAB_H2D, s);
+    cudaStream_t s = check_sizes(LAB_H2D);
     unsigned char h[16];
     void *dev = kit_dev_alloc(16);
     cr_assert(lab_pinned_copy(NULL, h, 16, LAB_H2D, s) == -1, "lab_pinned_copy with dst == NULL must return -1");
     cr_assert(lab_pinned_copy(dev, h, 16, (lab_dir)7, s) == -1, "lab_pinned_copy with direction 7 must return -1");
+    XL_CHECK(cudaFree(dev));
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
         "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
         "complete when it returns", 15)
 {
-    cudaStream_t s = kit_stream();
-    for (size_t i = 0; i < kit_n_awkward; i++)
-        check_copy(kit_awkward_sizes[i], LAB_D2H, s);
-    check_copy((size_t)kit_rand_int(1, 3 << 20), LAB_D2H, s);
+    cudaStream_t s = check_sizes(LAB_D2H);
     unsigned char h[16];
     cr_assert(lab_pinned_copy(h, NULL, 16, LAB_D2H, s) == -1, "lab_pinned_copy with src == NULL must return -1");
     cr_assert(lab_pinned_copy(h, h, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
@@ -555,6 +561,22 @@ static void expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, 
     cr_assert(h2d == total, "%s copied %zu bytes host to device; its batches are %zu bytes", call, h2d, total);
 }
 
+/* expect_loop_done - what a loop of n batches of bytes into dev on s leaves when it returns, with the nrec copies it
+ * made in recs (behind: work was queued on s before the loop): s idle, every batch in place (nothing written for
+ * n = 0), every copy a cudaMemcpyAsync on s; call names the loop */
+static void expect_loop_done(cudaStream_t s, const void *dev, size_t bytes, int n, const produce_ctx *pc,
+                             const xl_copy_rec *recs, int nrec, int behind, const char *call)
+{
+    unsigned char none = 0;
+    if (behind)
+        expect_stream_done(s, call);
+    if (n > 0)
+        expect_batches(dev, bytes, n, pc, call);
+    else
+        kit_expect_dev_bytes(dev, &none, 0, GUARD, call);
+    expect_copies_on(recs, nrec, s, n * bytes, call);
+}
+
 /* expect_naive - lab_loop_naive of n batches of bytes on s (behind: after DELAY_MS ms of work on s that ends by
  * overwriting the destination): every batch in place, every copy on s, nothing held afterwards */
 static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
@@ -562,7 +584,6 @@ static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
     static xl_copy_rec recs[LOG_MAX];
     char call[96];
     produce_ctx pc = {xl_fresh_seed(), 0};
-    unsigned char none = 0;
     void *dev = kit_dev_alloc(n * bytes + GUARD);
     snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d)", bytes, n);
     kit_held before = kit_held_now();
@@ -573,13 +594,7 @@ static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
     int rc = lab_loop_naive(dev, bytes, n, produce, &pc, s);
     int nrec = xl_copylog_stop();
     xl_expect_ok(rc, "lab_loop_naive");
-    if (behind)
-        expect_stream_done(s, call);
-    if (n > 0)
-        expect_batches(dev, bytes, n, &pc, call);
-    else
-        kit_expect_dev_bytes(dev, &none, 0, GUARD, call);
-    expect_copies_on(recs, nrec, s, n * bytes, call);
+    expect_loop_done(s, dev, bytes, n, &pc, recs, nrec, behind, call);
     kit_expect_released(before, call);
     XL_CHECK(cudaFree(dev));
 }
@@ -606,7 +621,6 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int n, int be
     static xl_copy_rec recs[LOG_MAX];
     char call[128];
     produce_ctx pc = {xl_fresh_seed(), 0};
-    unsigned char none = 0;
     size_t pool_bytes = bytes + (size_t)kit_rand_int(0, 4096); /* its buffers are at least bytes long */
     snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, bytes %zu, n %d)", count,
              pool_bytes, bytes, n);
@@ -622,13 +636,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int n, int be
     int nrec = xl_copylog_stop();
     xl_expect_ok(rc, "lab_loop_pooled");
     kit_expect_released(before, call);
-    if (behind)
-        expect_stream_done(s, call);
-    if (n > 0)
-        expect_batches(dev, bytes, n, &pc, call);
-    else
-        kit_expect_dev_bytes(dev, &none, 0, GUARD, call);
-    expect_copies_on(recs, nrec, s, n * bytes, call);
+    expect_loop_done(s, dev, bytes, n, &pc, recs, nrec, behind, call);
     expect_all_back(pool, count, call);
     lab_pool_destroy(pool);
     XL_CHECK(cudaFree(dev));
@@ -839,22 +847,7 @@ XL_TEST(roundtrip, speed, 10, XL_TIMED,
 
 /* ===== Leaks ===== */
 
-/* One pool size for pool_attempt. */
-typedef struct {
-    size_t bytes;
-    int count;
-} pool_size;
-
-/* pool_attempt - kit_expect_create_failures' attempt: lab_pool_create, and its destroy when it succeeded */
-static int pool_attempt(void *ctx)
-{
-    pool_size *z = ctx;
-    lab_pool *pool = lab_pool_create(z->bytes, z->count);
-    if (!pool)
-        return 1;
-    lab_pool_destroy(pool);
-    return 0;
-}
+KIT_CREATE_ATTEMPT(pool_attempt, lab_pool_create, lab_pool_destroy)
 
 XL_TEST(leaks, none, 5, XL_GPU,
         "lab_pinned_free and lab_pool_destroy release every pinned buffer, a pool's buffers still taken included, and "
@@ -862,8 +855,8 @@ XL_TEST(leaks, none, 5, XL_GPU,
         "started", 30)
 {
     char fails[96];
-    pool_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, 6)};
-    snprintf(fails, sizeof fails, "lab_pool_create(%zu, %d)", z.bytes, z.count);
+    kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, 6)};
+    snprintf(fails, sizeof fails, "lab_pool_create(%zu, %d)", z.size, z.count);
     long made = kit_expect_create_failures(pool_attempt, &z, fails);
     cr_assert(made >= z.count, "%s made %ld pinned allocations; it must allocate its %d buffers", fails, made, z.count);
 

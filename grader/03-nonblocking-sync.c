@@ -345,15 +345,7 @@ static double pageable_copy_return_ms(fetch_ctx *f, cudaStream_t s, void *pageab
     return ms;
 }
 
-/* fetch_buffer_attempt - kit_expect_create_failures' attempt: lab_fetch_buffer of *bytes, freed when it worked */
-static int fetch_buffer_attempt(void *ctx)
-{
-    void *p = lab_fetch_buffer(*(size_t *)ctx);
-    if (!p)
-        return 1;
-    lab_fetch_buffer_free(p);
-    return 0;
-}
+KIT_ALLOC_ATTEMPT(fetch_buffer_attempt, lab_fetch_buffer, lab_fetch_buffer_free)
 
 XL_TEST(fetch, pinned_destination, 5, XL_GPU,
         "lab_fetch delivers into lab_fetch_buffer memory, and that memory is pinned (pageable would not overlap) and "

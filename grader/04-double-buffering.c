@@ -111,22 +111,7 @@ static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *
     }
 }
 
-/* One pipe size for pipe_attempt. */
-typedef struct {
-    size_t items;
-    int depth;
-} pipe_size;
-
-/* pipe_attempt - kit_expect_create_failures' attempt: lab_pipe_create, and its destroy when it succeeded */
-static int pipe_attempt(void *ctx)
-{
-    pipe_size *z = ctx;
-    lab_pipe *p = lab_pipe_create(z->items, z->depth);
-    if (!p)
-        return 1;
-    lab_pipe_destroy(p);
-    return 0;
-}
+KIT_CREATE_ATTEMPT(pipe_attempt, lab_pipe_create, lab_pipe_destroy)
 
 /* expect_create_fails - lab_pipe_create(max_items, depth) returns NULL and holds nothing afterwards; why says what
  * makes it fail */
@@ -166,15 +151,15 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     snprintf(why, sizeof why, "(whose bytes wrap past 2^64 in a size_t to %zu: out of memory)", wrap * sizeof(uint32_t));
     expect_create_fails(wrap, 2, why);
     lab_pipe_destroy(NULL);
-    pipe_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, MAX_DEPTH)};
+    kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, MAX_DEPTH)};
     char what[128];
-    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d)", z.items, z.depth);
+    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d)", z.size, z.count);
     long made = kit_expect_create_failures(pipe_attempt, &z, what); /* out of memory at each allocation in turn */
-    cr_assert(made >= 2L * z.depth, "%s made %ld allocations, streams and events: it needs at least a pinned and a "
+    cr_assert(made >= 2L * z.count, "%s made %ld allocations, streams and events: it needs at least a pinned and a "
               "device buffer per slot", what, made);
     kit_held before = kit_held_now(); /* create and destroy, no run */
-    lab_pipe_destroy(new_pipe(z.items, z.depth));
-    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) and lab_pipe_destroy", z.items, z.depth);
+    lab_pipe_destroy(new_pipe(z.size, z.count));
+    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) and lab_pipe_destroy", z.size, z.count);
     kit_expect_released(before, what);
 
     wl_ctx w;

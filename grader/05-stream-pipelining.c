@@ -385,32 +385,8 @@ static void check_order(lab_order order)
 
 /* ===== Part A: the pipeline ===== */
 
-/* One pipeline size for pipeline_attempt. */
-typedef struct {
-    size_t chunk_items;
-    int streams;
-} pipeline_size;
-
-/* pipeline_attempt - kit_expect_create_failures' attempt: lab_pipeline_create, destroyed when it succeeded */
-static int pipeline_attempt(void *ctx)
-{
-    pipeline_size *z = ctx;
-    lab_pipeline *p = lab_pipeline_create(z->chunk_items, z->streams);
-    if (!p)
-        return 1;
-    lab_pipeline_destroy(p);
-    return 0;
-}
-
-/* host_alloc_attempt - kit_expect_create_failures' attempt: lab_host_alloc of *bytes, freed when it worked */
-static int host_alloc_attempt(void *ctx)
-{
-    void *p = lab_host_alloc(*(size_t *)ctx);
-    if (!p)
-        return 1;
-    lab_host_free(p);
-    return 0;
-}
+KIT_CREATE_ATTEMPT(pipeline_attempt, lab_pipeline_create, lab_pipeline_destroy)
+KIT_ALLOC_ATTEMPT(host_alloc_attempt, lab_host_alloc, lab_host_free)
 
 XL_TEST(pipeline, arguments, 5, XL_GPU,
         "lab_pipeline_create and lab_pipeline_run refuse bad arguments (NULL, -1), 0 words is fine; create and destroy "
@@ -446,11 +422,11 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     }
     kit_expect_released(h0, "lab_pipeline_create refused bad arguments and sizes no GPU holds");
     lab_pipeline_destroy(NULL);
-    pipeline_size z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 8)};
+    kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 8)};
     char what[256];
-    snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams)", z.chunk_items, z.streams);
+    snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams)", z.size, z.count);
     long made = kit_expect_create_failures(pipeline_attempt, &z, what); /* out of memory at each create in turn */
-    cr_assert(made >= 2L * z.streams, "%s made %ld allocations and streams: it needs a stream and device buffers "
+    cr_assert(made >= 2L * z.count, "%s made %ld allocations and streams: it needs a stream and device buffers "
               "for each of its streams", what, made);
     size_t host_bytes = (size_t)kit_rand_int(1, 1 << 20);
     snprintf(what, sizeof what, "lab_host_alloc(%zu)", host_bytes);

@@ -111,6 +111,37 @@ void kit_expect_released(kit_held before, const char *what);
  * the call. Returns how many creates the full attempt made. */
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what);
 
+/* The arguments a create of shape create(size_t size, int count) is attempted with, by KIT_CREATE_ATTEMPT. */
+typedef struct {
+    size_t size;
+    int count;
+} kit_create_args;
+
+/* KIT_CREATE_ATTEMPT - defines the attempt `name` for kit_expect_create_failures (ctx a kit_create_args):
+ * create(size, count), then destroy of what it returned; 1 when it returned NULL, else 0 */
+#define KIT_CREATE_ATTEMPT(name, create, destroy)                                                                   \
+    static int name(void *ctx)                                                                                       \
+    {                                                                                                                \
+        const kit_create_args *args_ = (const kit_create_args *)ctx;                                                 \
+        void *made_ = create(args_->size, args_->count);                                                             \
+        if (!made_)                                                                                                  \
+            return 1;                                                                                                \
+        destroy(made_);                                                                                              \
+        return 0;                                                                                                    \
+    }
+
+/* KIT_ALLOC_ATTEMPT - defines the attempt `name` for kit_expect_create_failures (ctx a size_t): alloc(bytes), then
+ * release of what it returned; 1 when it returned NULL, else 0 */
+#define KIT_ALLOC_ATTEMPT(name, alloc, release)                                                                     \
+    static int name(void *ctx)                                                                                       \
+    {                                                                                                                \
+        void *made_ = alloc(*(const size_t *)ctx);                                                                   \
+        if (!made_)                                                                                                  \
+            return 1;                                                                                                \
+        release(made_);                                                                                              \
+        return 0;                                                                                                    \
+    }
+
 /* kit_expect_not_write_combined - fails when the page-locked p was allocated write-combined
  * (cudaHostAllocWriteCombined): the host reads such memory many times slower than ordinary memory; name is
  * the student's function, for the message */

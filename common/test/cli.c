@@ -68,3 +68,18 @@ Test(cli, an_output_file_that_cannot_be_written_is_refused_at_once, .init = cr_r
     cr_assert(xl_cli_parse("prog", "about", opts, 1, 3, argv) == 0 && out == ok_path, "a file in /tmp was refused");
     cr_assert(access(ok_path, F_OK) != 0, "checking --csv made the file");
 }
+
+Test(cli, a_sweep_with_min_at_most_max_goes_on, .init = cr_redirect_stderr)
+{
+    xl_sweep_check("prog", 1, 1);
+    xl_sweep_check("prog", XL_SWEEP_MIN, XL_SWEEP_MAX);
+    xl_sweep_check("prog", 1, (size_t)XL_SWEEP_LIMIT);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("", "xl_sweep_check printed a line for --min at most --max");
+}
+
+Test(cli, a_sweep_with_min_above_max_exits_2, .init = cr_redirect_stderr, .exit_code = 2)
+{
+    xl_sweep_check("prog", (size_t)XL_SWEEP_LIMIT, (size_t)XL_SWEEP_LIMIT - 1);
+    cr_assert_fail("xl_sweep_check returned with --min above --max");
+}

@@ -15,7 +15,6 @@
 #include "labs/01-pageable-copy/lab.h"
 
 #define MAX_POINTS 40
-#define MAX_BYTES ((size_t)4 << 30)
 
 static const char *prog = "01-pageable-copy-explore";
 
@@ -29,17 +28,14 @@ typedef struct {
 /* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
 static void parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.min_bytes = 4 << 10, .max_bytes = 256 << 20, .reps = 5};
+    *o = (options){.min_bytes = XL_SWEEP_MIN, .max_bytes = XL_SWEEP_MAX, .reps = 5};
     const xl_opt opts[] = {
-        {"min", XL_OPT_SIZE, &o->min_bytes, 1, MAX_BYTES, "smallest copy (default 4K)"},
-        {"max", XL_OPT_SIZE, &o->max_bytes, 1, MAX_BYTES,
-         "largest copy, at most 4G (default 256M); sizes double from --min"},
+        XL_SWEEP_OPTS(&o->min_bytes, &o->max_bytes),
         {"reps", XL_OPT_INT, &o->reps, 1, 100, "timed runs per size after one warm-up, 1 to 100 (default 5)"},
         {"csv", XL_OPT_OUTFILE, &o->csv, 0, 0, "also write the sweep as CSV (lab_write_csv)"}};
     xl_cli_or_exit(prog, "Your pageable copies against the kit's, over a sweep of sizes.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);
-    if (o->min_bytes > o->max_bytes)
-        xl_cli_die(prog, "--min is larger than --max");
+    xl_sweep_check(prog, o->min_bytes, o->max_bytes);
 }
 
 /* sweep_both - lab_sweep in each direction into h2d and d2h (MAX_POINTS each); how many sizes, or exits 1 after

@@ -21,7 +21,6 @@
 #include "labs/02-pinned-copy/lab.h"
 
 #define MAX_POINTS 40
-#define MAX_BYTES ((size_t)4 << 30)
 #define LOOP_N 16
 #define LOOP_BYTES ((size_t)64 << 20)
 
@@ -150,20 +149,17 @@ typedef struct {
 /* parse_options - the command line into o; exits 0 after --help, 2 after one line on bad input */
 static void parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.min_b = 4 << 10, .max_b = 256 << 20, .alloc_max = (size_t)1 << 30, .reps = 5};
+    *o = (options){.min_b = XL_SWEEP_MIN, .max_b = XL_SWEEP_MAX, .alloc_max = (size_t)1 << 30, .reps = 5};
     const xl_opt opts[] = {
-        {"min", XL_OPT_SIZE, &o->min_b, 1, MAX_BYTES, "smallest copy (default 4K)"},
-        {"max", XL_OPT_SIZE, &o->max_b, 1, MAX_BYTES,
-         "largest copy, at most 4G (default 256M); sizes double from --min"},
-        {"alloc-max", XL_OPT_SIZE, &o->alloc_max, 1 << 20, MAX_BYTES,
+        XL_SWEEP_OPTS(&o->min_b, &o->max_b),
+        {"alloc-max", XL_OPT_SIZE, &o->alloc_max, 1 << 20, XL_SWEEP_LIMIT,
          "largest allocation timed, 1M to 4G (default 1G); sizes grow 4x from 1 MiB"},
         {"reps", XL_OPT_INT, &o->reps, 1, 100, "timed runs per point after one warm-up, 1 to 100 (default 5)"},
         {"csv", XL_OPT_OUTFILE, &o->csv_path, 0, 0,
          "also write every figure as CSV (kind,label,bytes,median_ms,min_ms,max_ms,gbps)"}};
     xl_cli_or_exit(prog, "Pinned against pageable copies, the pool, the round trip, and what pinning costs.", opts,
                    sizeof opts / sizeof opts[0], argc, argv);
-    if (o->min_b > o->max_b)
-        xl_cli_die(prog, "--min is larger than --max");
+    xl_sweep_check(prog, o->min_b, o->max_b);
 }
 
 /* alloc_costs - the table of what each method costs by size, 1 MiB up to alloc_max (a CSV row each when csv is
