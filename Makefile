@@ -143,7 +143,7 @@ $(LOADGEN): $(B)/obj/grader/load/loadgen.o $(LIBXL)
 	$(LINK) $(WRAP) $(LDLIBS)
 
 # ===== Targets =====
-.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs help clean mutate-gen mutate
+.PHONY: all deps build grade run plots demo test doctor bundle gradescope handout class stability classroom docs figures help clean mutate-gen mutate
 
 # the build runs on every core unless make was given its own -j
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -171,7 +171,7 @@ LAB_IDS = $(foreach l,$(LAB_SEL),$(call lab_id,$(l)))
 LAB_ONE_TARGETS := run stability gradescope classroom
 LAB_ANY_TARGETS := grade mutate mutate-gen
 IMPL_TARGETS := grade run
-STAFF_TARGETS := gradescope handout class stability classroom mutate mutate-gen
+STAFF_TARGETS := gradescope handout class stability classroom mutate mutate-gen figures
 GOAL := $(firstword $(filter $(LAB_ONE_TARGETS) $(LAB_ANY_TARGETS) $(STAFF_TARGETS),$(MAKECMDGOALS)))
 staff_error = $(if $(wildcard solutions),,for course staff: this is a student tree (it has no solutions/))
 lab_error = $(if $(LAB_BAD),no lab '$(firstword $(LAB_BAD))': say 1$(,) 01 or the full name (labs: $(LABS)))
@@ -278,9 +278,14 @@ classroom: all
 	@mkdir -p $(B)/classroom && grader/class/classroom.sh $(LAB_IDS) >$(B)/classroom/$(LAB_SEL).yml && \
 	 echo "classroom: $(B)/classroom/$(LAB_SEL).yml (put it in the assignment's .github/workflows/)"
 
+# make figures: every figure the pages quote (<!--f:NN.name-->) written from refdata/ (docs/figures.py; staff only)
+figures:
+	@python3 docs/figures.py --write
+
 # make docs: every handout and guide as HTML and PDF in build/docs/, charts from the committed reference data
+# (in the staff tree the quoted figures are written from refdata/ first)
 docs: deps
-	@out=$$(XL_PLOTS_FROM_REF=1 plots/render.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; docs/render.sh
+	@[ ! -f docs/figures.py ] || python3 docs/figures.py --write || exit 1; out=$$(XL_PLOTS_FROM_REF=1 plots/render.sh 2>&1) || { echo "$$out" | grep -A6 -e failed -e 'not installed' || echo "$$out" | tail -3; exit 1; }; docs/render.sh
 
 # make handout: the student tree (build/handout/xferlab/) and its tarball: no solutions, mutants or hidden tests;
 # then each lab's grader is built from the lab.cu it ships, and one that does not compile is named (exit 2)
@@ -307,7 +312,8 @@ help:
 	 echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"; \
 	 echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"; \
 	 echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]  the reference graded N times: pass rate, each threshold's margin"; \
-	 echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"; }
+	 echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"; \
+	 echo "  make figures      write every figure the handouts, answer keys and guides quote from refdata/"; }
 	@[ ! -f grader/mutate/mutate.mk ] || { echo "  make mutate-gen   generate mutants of every reference solution into build/mutate/ (python3-clang; LAB=NN for one)"; \
 	 echo "  make mutate [LAB=NN] [SAMPLE=N]  build and grade the generated mutants on this GPU: killed, survived, score per lab"; }
 

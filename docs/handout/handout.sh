@@ -16,7 +16,8 @@ staff_only() {
     case $1 in
     grader/class/passed.sh) return 1 ;; # a GitHub Classroom step runs it in the student's repository
     solutions/* | grader/mutants/* | grader/mutate/* | grader/hidden/* | grader/class/* | .ci/*) return 0 ;;
-    grader/test/class.sh | grader/test/mutate.sh | grader/test/hostile/* | docs/check.py) return 0 ;;
+    grader/test/class.sh | grader/test/mutate.sh | grader/test/hostile/* | docs/check.py | docs/figures.py) return 0 ;;
+    refdata/*/figures.tsv) return 0 ;; # the definitions of the quoted figures: the answer keys use them too
     grader/test/badinput.sh | grader/test/bad-inputs.tsv) return 0 ;;
     grader/test/gpu-session.sh | grader/scripts/* | docs/handout/*) return 0 ;;
     esac

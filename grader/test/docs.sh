@@ -18,6 +18,26 @@ if [ ! -f docs/check.py ]; then skipped "docs: for course staff; a student tree 
         grep -q '"## Background" comes too early' "$LOG/doccheck-handout.log"; then
         ok "docs: every handout has the common shape; a planted one with a section missing and one out of order gets both"
     else bad "docs: the planted handout's shape findings: $(tr '\n' ';' <"$LOG/doccheck-handout.log")"; fi
+    if python3 docs/figures.py --check >"$LOG/figures.log" 2>&1; then
+        ok "docs: every figure the handouts, answer keys and guides quote is the one refdata/ gives, none typed by hand"
+    else bad "docs: quoted figures and refdata/ disagree (make figures writes them):"; sed 's/^/        /' "$LOG/figures.log" | head -10; fi
+    # the check can fail: a handout quoting a figure wrongly, one not defined, and one typed by hand
+    mkdir -p "$LOG/figures-planted/labs/99-planted"
+    right=$(python3 docs/figures.py --show | head -1 | cut -f1)
+    printf 'a <!--f:%s-->-1<!--/f--> GB/s, <!--f:01.none-->1<!--/f-->, and 3.25 GB/s by hand; `1.50 ms` in code is not\n' "$right" \
+        >"$LOG/figures-planted/labs/99-planted/README.md"
+    python3 docs/figures.py --check "$LOG/figures-planted/labs/99-planted/README.md" >"$LOG/figures-planted.log"
+    if [ $? = 1 ] && [ "$(wc -l <"$LOG/figures-planted.log")" = 3 ] && grep -q "$right says -1, the data" "$LOG/figures-planted.log" &&
+        grep -q '01.none is not defined' "$LOG/figures-planted.log" && grep -q '"3.25 GB/s" is typed by hand' "$LOG/figures-planted.log"; then
+        ok "docs: a planted handout with a wrong figure, an undefined one and one typed by hand gets those 3 findings"
+    else bad "docs: the planted figures got: $(tr '\n' ';' <"$LOG/figures-planted.log")"; fi
+    cp "$LOG/figures-planted/labs/99-planted/README.md" "$LOG/figures-written.md"
+    python3 docs/figures.py --write "$LOG/figures-written.md" >/dev/null 2>&1 # the undefined name stops it: nothing written
+    if cmp -s "$LOG/figures-written.md" "$LOG/figures-planted/labs/99-planted/README.md" &&
+        sed -i 's/<!--f:01.none-->1<!--\/f-->//' "$LOG/figures-written.md" && python3 docs/figures.py --write "$LOG/figures-written.md" >/dev/null &&
+        grep -q "<!--f:$right-->$(python3 docs/figures.py --show "$right" | cut -f2)<!--/f-->" "$LOG/figures-written.md"; then
+        ok "docs: make figures writes a quoted figure from refdata/, and writes nothing when a name is not defined"
+    else bad "docs: docs/figures.py --write on a planted page (see $LOG/figures-written.md)"; fi
     if [ -f docs/instructors.md ] && diff <(python3 grader/scripts/margins.py) \
         <(sed -n '/<!-- margins:begin -->/,/<!-- margins:end -->/p' docs/instructors.md | sed '1d;$d') >"$LOG/margins.diff"; then
         ok "docs: the instructors' guide's table of margins is margins.py of refdata/stability/"
