@@ -7,7 +7,7 @@ read, VALUE is what the reader sees. Each lab's figures are defined once, in ref
 the data they come from, one per row (name, format, expression, what it is); see EXPRESSIONS below.
   --check  (the default) every quoted VALUE equals its figure, every name is defined, and no handout or answer key
            quotes a measurement by hand (a decimal number before GB/s, ms, us, x, % or spreads outside a
-           <!--f:...--> quote or a code span); one line per problem, exit 1 if any.
+           <!--f:...--> quote, a code span and the generated points table); one line per problem, exit 1 if any.
   --write  rewrites each quoted VALUE from the data (the files are changed only where a value differs).
   --show   prints the named figures (NN.name), or all, with their values.
 FILE defaults to README.md, docs/*.md, every labs/NN-slug/README.md and every solutions/NN-slug/answers.md.
@@ -45,6 +45,7 @@ QUOTE = re.compile(r'<!--f:([0-9]{2}\.[\w-]+)-->(.*?)<!--/f-->')
 BY_HAND = re.compile(r'(?<![\w.])\d+\.\d+\s?(?:GB/s|ms\b|us\b|µs|x\b|×|%|spreads\b)')
 CODE_SPAN = re.compile(r'`[^`\n]*`')
 FENCE = re.compile(r'^```.*?^```', re.S | re.M)
+POINTS = re.compile(r'<!-- points:begin -->.*?<!-- points:end -->', re.S)  # generated from the grader
 
 
 class FigureError(Exception):
@@ -210,8 +211,9 @@ def default_pages():
 
 
 def by_hand(text):
-    """(line, quoted text) of each measurement typed by hand: outside quotes, code spans and fences"""
-    text = FENCE.sub(lambda m: '\n' * m.group(0).count('\n'), text)
+    """(line, quoted text) of each measurement typed by hand: outside quotes, code spans, fences and the points
+    table"""
+    text = POINTS.sub(lambda m: '\n' * m.group(0).count('\n'), FENCE.sub(lambda m: '\n' * m.group(0).count('\n'), text))
     found = []
     for n, line in enumerate(text.split('\n'), 1):
         bare = CODE_SPAN.sub('', QUOTE.sub('', line))
