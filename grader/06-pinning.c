@@ -534,8 +534,30 @@ static int pin_attempt_once(void *ctx)
     return 0;
 }
 
+/* expect_ranges_share_page - two ranges on one page that share no byte both register (CUDA counts
+ * registrations by byte range), in either order of unpinning, and each unpin leaves the other pinned */
+static void expect_ranges_share_page(void)
+{
+    size_t page = page_bytes();
+    unsigned char *pg = aligned_alloc(page, page);
+    cr_assert(pg != NULL, "the grader could not allocate a page");
+    size_t a = (size_t)kit_rand_int(0, 63), b = (size_t)kit_rand_int(128, (long)page - 64);
+    lab_pinned first, second;
+    for (int order = 0; order < 2; order++) {
+        xl_expect_ok(lab_register(pg + a, 64, &first), "lab_register");
+        xl_expect_ok(lab_register(pg + b, 64, &second),
+                     "lab_register of 64 bytes of a page where another range, sharing no byte, is registered (CUDA "
+                     "counts registrations by byte range: register exactly [data, data + bytes), not whole pages)");
+        lab_unpin(order ? &first : &second);
+        cr_assert(kit_is_pinned(order ? pg + b : pg + a),
+                  "unpinning one of two ranges registered on the same page undid the other registration");
+        lab_unpin(order ? &second : &first);
+    }
+    free(pg);
+}
+
 XL_TEST(bad, input, 10, XL_GPU,
-        "0 bytes, NULL, 1 PiB, pages pinned twice, and pinning that runs out of memory give -1 with a message, out "
+        "0 bytes, NULL, 1 PiB, bytes pinned twice, and pinning that runs out of memory give -1 with a message, out "
         "zeroed, nothing held (the malloc'd buffer of a method freed too), no CUDA error",
         30)
 {
@@ -580,6 +602,7 @@ XL_TEST(bad, input, 10, XL_GPU,
     cr_assert(cudaGetLastError() == cudaSuccess, "the refused registration left a CUDA error pending");
     cr_assert(kit_is_pinned(mem + 4096), "the refused second registration undid the first");
     lab_unpin(&first);
+    expect_ranges_share_page();
     lab_unpin(&first); /* zeroed: does nothing */
     lab_unpin(NULL);
     free(mem);

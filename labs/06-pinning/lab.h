@@ -42,13 +42,15 @@ int lab_pin_by_copy(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);
  * page-locked (cudaHostRegister): no second buffer. */
 int lab_pin_in_place(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);
 
-/* lab_register - page-locks memory the caller already has, [data, data + bytes), in place; the caller keeps
- * owning it and frees it only after lab_unpin. data need not be page-aligned. */
+/* lab_register - page-locks memory the caller already has, exactly [data, data + bytes), in place; the caller
+ * keeps owning it and frees it only after lab_unpin. data need not be page-aligned. CUDA counts registrations by
+ * byte range (the system locks the whole pages they lie on): two ranges that share a page but no byte both
+ * register, and unpinning one leaves the other pinned; a range that overlaps one already registered is refused. */
 int lab_register(void *data, size_t bytes, lab_pinned *out);
 
 /* Every lab_pin_* and lab_register: 0 with *out filled, or -1 with a one-line message and *out zeroed,
  * nothing left allocated, pinned, or pending as a CUDA error, for bytes == 0, a NULL fill, data or out,
- * memory the system cannot give or pin, or a range that is already pinned. */
+ * memory the system cannot give or pin, or a range that overlaps one already registered. */
 
 /* lab_unpin - the release that matches b->method: after it nothing of b is pinned, and nothing that the
  * method allocated is left; zeroes *b. A zeroed or NULL b does nothing. */

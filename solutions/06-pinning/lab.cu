@@ -86,14 +86,14 @@ extern "C" int lab_register(void *data, size_t bytes, lab_pinned *out)
 {
     if (!out || !data || bytes == 0)
         return failed(out, "lab_register", "need data, bytes > 0 and an out", cudaSuccess);
-    size_t page = page_size();
-    uintptr_t first = (uintptr_t)data / page * page, end = ((uintptr_t)data + bytes + page - 1) / page * page;
-    cudaError_t err = cudaHostRegister((void *)first, end - first, cudaHostRegisterDefault);
+    /* exactly the caller's bytes: CUDA counts registrations by byte range, so another range on the same page
+     * stays free to register (the system locks whole pages either way) */
+    cudaError_t err = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
     if (err == cudaErrorHostMemoryAlreadyRegistered)
-        return failed(out, "lab_register", "these pages are already pinned (pages are the unit of pinning)", err);
+        return failed(out, "lab_register", "these bytes overlap a range already registered", err);
     if (err != cudaSuccess)
         return failed(out, "lab_register", "cannot pin the range", err);
-    *out = (lab_pinned){data, bytes, LAB_REGISTERED, (void *)first, end - first};
+    *out = (lab_pinned){data, bytes, LAB_REGISTERED, data, bytes};
     return 0;
 }
 
