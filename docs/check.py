@@ -8,7 +8,8 @@ every quoted path of the kit's own (grader/, common/, labs/, plots/, refdata/, d
 for build/bin/ programs, be one the Makefile builds (placeholders such as NN and slug, and grader/hidden/, which an
 instructor creates, are let through); a lab's handout (a page titled "# Lab ...") must have the common shape: what
 you will learn, background, tasks, how it is graded, figures measured on the H100 and H200, questions, further
-reading, in that order; every heading has an empty line above it. One line per problem; exit 1 if any, else 0.
+reading, in that order; an answer key (solutions/NN-slug/answers.md, titled "# Lab NN — answer key") answers each of its
+handout's questions, numbered the same (## N, or N. items); every heading has an empty line above it. One line per problem; exit 1 if any, else 0.
 """
 import glob
 import os
@@ -58,6 +59,7 @@ def chart_ok(rel):
             os.path.isfile(os.path.join(lab[0], m.group(3) + '.csv')))
 
 
+ANSWER_KEY = re.compile(r'# Lab (\d\d) — answer key')
 SHAPE = ['What you will learn', 'Background', 'Tasks', 'How it is graded', 'Figures measured on the H100 and H200',
          'Questions', 'Further reading']
 
@@ -65,7 +67,7 @@ SHAPE = ['What you will learn', 'Background', 'Tasks', 'How it is graded', 'Figu
 def shape(text, where):
     """problems with a handout's shape (a page whose title starts "# Lab "): SHAPE's sections, in that order; other
     sections may sit between them"""
-    if not text.startswith('# Lab '):
+    if not text.startswith('# Lab ') or ANSWER_KEY.match(text):
         return []
     heads = re.findall(r'^## (.+?)\s*$', text, re.M)
     problems, last = [], -1
@@ -77,6 +79,30 @@ def shape(text, where):
         else:
             last = heads.index(want)
     return problems
+
+
+def questions(text):
+    """the numbers of the items of a page's "## Questions" section (1. ..., 2. ...)"""
+    m = re.search(r'^## Questions\s*$(.*?)(?=^## |\Z)', text, re.M | re.S)
+    return re.findall(r'^(\d+)\. ', m.group(1), re.M) if m else []
+
+
+def answers(text, where):
+    """an answer key (a page titled "# Lab NN — answer key") answers each question of lab NN's handout, in order,
+    as a heading "## N" or, without such headings, a numbered item "N. " of the same number, and nothing else"""
+    m = ANSWER_KEY.match(text)
+    if not m:
+        return []
+    slug = kit_labs().get(m.group(1))
+    handout = os.path.join(KIT, 'labs', slug or '?', 'README.md')
+    if not os.path.isfile(handout):
+        return ['%s: an answer key for lab %s, which has no handout' % (where, m.group(1))]
+    asked = questions(open(handout, encoding='utf-8').read())
+    given = re.findall(r'^## (\d+)\s*$', text, re.M) or re.findall(r'^(\d+)\. ', text, re.M)
+    if given != asked:
+        return ['%s: answers %s, but the handout asks questions %s (one numbered answer per question, in order)'
+                % (where, ' '.join(given) or 'none', ' '.join(asked) or 'none')]
+    return []
 
 
 def headings(text, where):
@@ -96,7 +122,7 @@ def check(path, targets, progs):
     text = open(path, encoding='utf-8').read()
     where = os.path.relpath(path, KIT)
     here = os.path.dirname(path)
-    problems = shape(text, where) + headings(text, where)
+    problems = shape(text, where) + answers(text, where) + headings(text, where)
     for link in LINK.findall(text) + REF_LINK.findall(text):
         if re.match(r'^[a-z]+:', link) or link.startswith('#'):
             continue
@@ -126,7 +152,8 @@ def check(path, targets, progs):
 
 def main():
     files = sys.argv[1:] or ([os.path.join(KIT, 'README.md')] + sorted(glob.glob(os.path.join(KIT, 'docs', '*.md'))) +
-                             sorted(glob.glob(os.path.join(KIT, 'labs', '*', 'README.md'))))
+                             sorted(glob.glob(os.path.join(KIT, 'labs', '*', 'README.md'))) +
+                             sorted(glob.glob(os.path.join(KIT, 'solutions', '*', 'answers.md'))))
     targets, progs = make_targets(), programs()
     problems = [p for f in files for p in check(f, targets, progs)]
     for p in problems:

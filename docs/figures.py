@@ -19,6 +19,8 @@ EXPRESSIONS are Python expressions over the lab's tables, read with these names:
   col(lab, machine, column, **where)      that column of every row matching, in order
   best(lab, machine, column, by, **where) (the largest column of the rows matching, the by column of its row;
                                           by='bytes' gives the size as size() writes it)
+  note(lab, machine, pattern)             the number a regular expression's group 1 finds in the CSV's comment
+                                          lines (# link: ...), where an explorer writes figures that are not rows
   stab(lab, machine, check, stat)         a stability figure of refdata/stability/<machine>/<slug>.tsv: stat is
                                           n, median, min, max, sd or margin of the check (suite.name as logged)
   stabtext(lab, machine, check, pattern)  the numbers a regular expression's group 1 finds in that check's
@@ -123,6 +125,22 @@ def stab(lab, machine, check, stat):
     return checks[check][stat]
 
 
+def note(lab, machine, pattern, table=''):
+    """the number pattern's group 1 finds in the comment lines (# ...) of refdata/<lab>/<machine>[-table].csv,
+    where an explorer writes its figures that are not rows (lab 05's link rates)"""
+    slug = kit_labs().get(lab)
+    path = os.path.join(KIT, 'refdata', slug or '?', machine + ('-' + table if table else '') + '.csv')
+    try:
+        with open(path) as f:
+            comments = ''.join(line for line in f if line.startswith('#'))
+    except OSError as e:
+        raise FigureError('cannot read %s: %s' % (os.path.relpath(path, KIT), e.strerror))
+    m = re.search(pattern, comments)
+    if not m:
+        raise FigureError('%r finds nothing in the comment lines of %s' % (pattern, os.path.relpath(path, KIT)))
+    return float(m.group(1))
+
+
 def stabtext(lab, machine, check, pattern):
     """the number pattern's group 1 finds in each first measurement's figures text of check (refdata/stability)"""
     stem = os.path.join(KIT, 'refdata', 'stability', machine, kit_labs().get(lab, '?'))
@@ -158,7 +176,7 @@ def size(n):
     return '%d bytes' % n
 
 
-NAMES = dict(rows=rows, col=col, one=one, best=best, stab=stab, stabtext=stabtext, size=size, span=span, KiB=1 << 10, MiB=1 << 20, GiB=1 << 30, min=min, max=max,
+NAMES = dict(rows=rows, col=col, one=one, best=best, note=note, stab=stab, stabtext=stabtext, size=size, span=span, KiB=1 << 10, MiB=1 << 20, GiB=1 << 30, min=min, max=max,
              sum=sum, len=len, abs=abs, round=round, sorted=sorted, median=statistics.median, ceil=math.ceil,
              floor=math.floor, log2=math.log2)
 

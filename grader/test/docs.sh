@@ -5,7 +5,7 @@
 section "docs: links, charts and quoted commands resolve"
 if [ ! -f docs/check.py ]; then skipped "docs: for course staff; a student tree does not have the check"; else
     if python3 docs/check.py >"$LOG/doccheck.log" 2>&1; then
-        ok "docs: every link, chart, make target, program and kit path in README.md, docs/ and the handouts resolves"
+        ok "docs: every link, chart, make target, program and kit path in README.md, docs/, the handouts and answer keys resolves"
     else bad "docs: what the Markdown names is not there:"; sed 's/^/        /' "$LOG/doccheck.log" | head -10; fi
     # the check can fail: a page with one of each mistake
     printf '[a](../../labs/07-none/README.md) ![b](../../build/plots/09-none-h100.svg) `make grades` `build/bin/01-x-grade` `grader/scripts/none.sh`\n\n[r]: ../../docs/none.md\ntext\n## glued heading\n' >"$LOG/doccheck-planted.md"
@@ -18,6 +18,11 @@ if [ ! -f docs/check.py ]; then skipped "docs: for course staff; a student tree 
         grep -q '"## Background" comes too early' "$LOG/doccheck-handout.log"; then
         ok "docs: every handout has the common shape; a planted one with a section missing and one out of order gets both"
     else bad "docs: the planted handout's shape findings: $(tr '\n' ';' <"$LOG/doccheck-handout.log")"; fi
+    printf '# Lab 01 — answer key (planted)\n\n## 1\n\nA.\n\n## 2\n\nB.\n\n## 4\n\nD.\n' >"$LOG/answers-planted.md"
+    python3 docs/check.py "$LOG/answers-planted.md" >"$LOG/answers-planted.log"
+    if [ "$(wc -l <"$LOG/answers-planted.log")" = 1 ] && grep -q 'answers 1 2 4, but the handout asks questions 1 2 3' "$LOG/answers-planted.log"; then
+        ok "docs: an answer key must answer each question of its handout; a planted one missing answers 3, 5 and 6 is named"
+    else bad "docs: the planted answer key's findings: $(tr '\n' ';' <"$LOG/answers-planted.log")"; fi
     if python3 docs/figures.py --check >"$LOG/figures.log" 2>&1; then
         ok "docs: every figure the handouts, answer keys and guides quote is the one refdata/ gives, none typed by hand"
     else bad "docs: quoted figures and refdata/ disagree (make figures writes them):"; sed 's/^/        /' "$LOG/figures.log" | head -10; fi
