@@ -41,11 +41,10 @@ XL_LAB("03", "nonblocking-sync");
 #define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
 #define HOST_WORK_MS 20.0        /* a fetch without a wait reads poison 20 ms early, every time */
 #define OVERLAP_NEED 0.8         /* (H + G - T) / min(H, G): 1 is perfect overlap, 0 none */
-/* Seen for the reference (2026-11-22, make stability, 9 gradings on the H100 and 13 on the H200): overlap 0.99 to
- * 1.01 (on the H200 host 20.0 ms, GPU 40.1 ms, lab_fetch 40.2-40.3 ms); lab_fetch 2.1 to 2.2 ms and lab_send 3.5 to
- * 3.9 ms beside the 300 ms kernel. Every wrong wait planted in the mutants scores near 0 or takes >= 300 ms. Until
- * then host and GPU work were 30 ms each, so a fetch without a wait read the result just as the copy ended: the
- * skeleton got 10 of 45 points in one grading on the H200, and this was the only test a missing wait could pass. */
+/* Why 40 and 20 ms: with host and GPU work of 30 ms each, a fetch without a wait read the result just as the copy
+ * ended, and the skeleton once got 10 of 45 points on the H200; now it reads poison 20 ms early, every time, and
+ * every wrong wait planted in the mutants scores near 0 or takes >= 300 ms beside the 300 ms kernel.
+ * The reference's figures and margins on the H100 and H200: refdata/stability/ (docs/instructors.md's table). */
 
 /* ===== Fetch fixtures ===== */
 

@@ -39,15 +39,10 @@ XL_LAB("04", "double-buffering");
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
 #define PIPE_BATCHES 16
 #define EFF_ROUNDS 5              /* rounds of (stages, sequential, pipe) per efficiency measurement */
-/* Seen (2026-11-22, 3 gradings on an H100, 2 on an H200, plus make test): the reference 0.96 to 1.00 at every size
- * and depth, lab_pipe_run 5.2 to 5.3 ms beside the 300 ms kernel; one buffer 0.32 to 0.65 (0.72 once in the
- * explorer, hence pipe.buffers), a device-wide wait each batch -0.10 to 0.19, pageable buffers -1.45 to 0.32.
- * make stability on the H100 (14 gradings) with one stage measurement and 3 runs per measurement: first
- * measurements 0.54 to 3.89, second tries in 5 gradings and third tries in 2 (0.58, 0.50, 0.76; 0.63, 0.43, 1.09),
- * a margin under 1 spread: a moment's slowdown during the stages or the runs moved the whole figure. Hence rounds:
- * on the H200 (3 gradings, then 5 of make stability; refdata/stability/h200/) the reference 0.95 to 1.04, single
- * rounds -1.40 to 1.20, no second try. With rounds on the H100, 50 gradings of make stability: 0.887 to 1.030,
- * margins 13.0 to 57.9 spreads, full points in all 50 (refdata/stability/h100/04-double-buffering.txt). */
+/* Why rounds: with one stage measurement and 3 runs per measurement, a moment's slowdown during the stages or the
+ * runs moved the whole figure (first measurements 0.54 to 3.89 on an H100, a margin under 1 spread); the median of
+ * EFF_ROUNDS rounds holds. One buffer can come close to the bar at one size (hence pipe.buffers, which counts
+ * them). The reference's figures and margins on the H100 and H200: refdata/stability/ (docs/instructors.md). */
 /* Stage times in the speed tests, from the run's own figures (wl_balance): t = max(produce alone, copy in) / 0.8;
  * produce then takes 0.8 t and the kernel t. Depth 2 has a little slack; one buffer serializes the copy in with
  * both its neighbours. */

@@ -41,15 +41,11 @@ XL_LAB("05", "stream-pipelining");
 #define EFF_NEED 0.8                    /* (T_seq - T) / (T_seq - T_ideal) */
 #define BOTH_WAYS_NEED 30               /* %: time with copies in and out at once / the shorter of the two */
 #define KERNEL_OVERLAP_NEED 50          /* %: time kernels ran beside a copy / the kernels' time */
-/* Seen (2026-11-22), the reference, in the gradings whose figures were printed (3 on an H100, 2 on an H200; every
- * other grading of it in make test had full points too): on the H100 efficiency 0.97 to 1.18 depth-first, 1.01
- * to 1.15 breadth-first (above 1 where the duplex rate measured low, 79.9-92.0 GB/s); on the H200 0.96 to 0.97
- * both ways (duplex 101.2-101.3 GB/s). Copies both ways at once 89% to 91% of the shorter direction;
- * kernels beside a copy 99% to 100%; 0.1 to 0.2 ms beside the 300 ms kernel. One stream, the legacy stream and
- * a wait per chunk lose the speed and trace tests on both. Tried and undone: measuring the link between the
- * timed runs (its own pinned buffers allocated and freed each round); in those gradings the reference's own
- * times spread wider (3.04-3.78 ms against 3.01-3.20 ms) and its efficiency read 0.83 to 1.07. make stability:
- * H100 20 gradings 0.86 to 1.18 (margin 3.5 and 3.7 spreads), H200 12 gradings 0.96 to 1.05 (5.7 and 8.4). */
+/* Efficiency above 1 means the ideal was pessimistic in that grading (the duplex rate measured low). One stream,
+ * the legacy stream and a wait per chunk lose the speed and trace tests on both GPUs. Tried and undone: measuring
+ * the link between the timed runs (its own pinned buffers allocated and freed each round) spread the reference's
+ * own times wider. The reference's figures and margins on the H100 and H200: refdata/stability/
+ * (docs/instructors.md's table). */
 
 /* ===== Helpers ===== */
 

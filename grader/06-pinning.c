@@ -33,10 +33,9 @@ XL_LAB("06", "pinning");
 #define TWO_MAX 2.3
 #define RATE_NEED 90 /* your buffer's copy rate against the kit's pinned buffer */
 #define CYCLES 10
-/* Seen (2026-11-22), the reference, 3 gradings in make test and 2 with figures on each of an H100 and an H200:
- * full points every time; peak 1.00x, 2.00x, 1.00x the 256 MiB buffer; each buffer 99% to 112% of the kit's
- * pinned rate; the leak test clean. Each mutant lost its target (pageable first: peak 2x; aliasing: not pinned,
- * peak 1x; no unregister and a leaked buffer: the leak test; an unchecked registration: bad input). */
+/* Each planted mutant loses its target: pageable first, the peak; aliasing, not pinned; no unregister and a
+ * leaked buffer, the leak test; an unchecked or page-rounded registration, bad input. The reference's figures and
+ * margins on the H100 and H200: refdata/stability/ (docs/instructors.md's table). */
 
 /* The three methods and registration, by name. */
 typedef int (*pin_fn)(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);

@@ -83,8 +83,8 @@ void wl_start_results(const wl_ctx *w, lab_result *out, int n);
  * warms up once before it measures).
  * produce: host clock, the median. The rest: events, the fastest run, so that the ideal built from them is
  * a time no pipeline can beat. Two copy-in times: h2d_ms, the batch copied again right after a first copy
- * (the link's own rate), and h2d_fresh_ms, the first copy, right after produce wrote the buffer, which on
- * the H100 and H200 took up to 4x longer. */
+ * (the link's own rate), and h2d_fresh_ms, the first copy, right after produce wrote the buffer, which takes
+ * longer (the handout quotes by how much, per size and GPU). */
 typedef struct {
     double produce_ms, h2d_ms, h2d_fresh_ms, kernel_ms, d2h_ms;
 } wl_stage_ms;
