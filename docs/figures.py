@@ -5,9 +5,9 @@ Course staff (make figures writes them, make test checks them).
 A page quotes a measured figure as <!--f:NN.name-->VALUE<!--/f-->: the comment is hidden where the page is
 read, VALUE is what the reader sees. Each lab's figures are defined once, in refdata/NN-slug/figures.tsv, beside
 the data they come from, one per row (name, format, expression, what it is); see EXPRESSIONS below.
-  --check  (the default) every quoted VALUE equals its figure, every name is defined, and no handout or answer key
-           quotes a measurement by hand (a decimal number before GB/s, ms, us, x, % or spreads outside a
-           <!--f:...--> quote, a code span and the generated points table); one line per problem, exit 1 if any.
+  --check  (the default) every quoted VALUE equals its figure, every name is defined, and no page quotes a
+           measurement by hand (a decimal number before GB/s, ms, us, x, % or spreads outside a <!--f:...--> quote,
+           a code span and the generated points and margins tables); one line per problem, exit 1 if any.
   --write  rewrites each quoted VALUE from the data (the files are changed only where a value differs).
   --show   prints the named figures (NN.name), or all, with their values.
 FILE defaults to README.md, docs/*.md, every labs/NN-slug/README.md and every solutions/NN-slug/answers.md.
@@ -47,7 +47,7 @@ QUOTE = re.compile(r'<!--f:([0-9]{2}\.[\w-]+)-->(.*?)<!--/f-->')
 BY_HAND = re.compile(r'(?<![\w.])\d+\.\d+\s?(?:GB/s|ms\b|us\b|µs|x\b|×|%|spreads\b)')
 CODE_SPAN = re.compile(r'`[^`\n]*`')
 FENCE = re.compile(r'^```.*?^```', re.S | re.M)
-POINTS = re.compile(r'<!-- points:begin -->.*?<!-- points:end -->', re.S)  # generated from the grader
+GENERATED = re.compile(r'<!-- (points|margins):begin -->.*?<!-- \1:end -->', re.S)  # the points and margins tables
 
 
 class FigureError(Exception):
@@ -229,9 +229,9 @@ def default_pages():
 
 
 def by_hand(text):
-    """(line, quoted text) of each measurement typed by hand: outside quotes, code spans, fences and the points
-    table"""
-    text = POINTS.sub(lambda m: '\n' * m.group(0).count('\n'), FENCE.sub(lambda m: '\n' * m.group(0).count('\n'), text))
+    """(line, quoted text) of each measurement typed by hand: outside quotes, code spans, fences and the tables
+    generated from the graders and the stability tables"""
+    text = GENERATED.sub(lambda m: '\n' * m.group(0).count('\n'), FENCE.sub(lambda m: '\n' * m.group(0).count('\n'), text))
     found = []
     for n, line in enumerate(text.split('\n'), 1):
         bare = CODE_SPAN.sub('', QUOTE.sub('', line))
@@ -250,8 +250,7 @@ def check(defs, path, problems):
             elif m.group(2) != value(defs, m.group(1)):
                 problems.append('%s:%d: %s says %s, the data %s (make figures writes it)' % (
                     rel, n, m.group(1), m.group(2), value(defs, m.group(1))))
-    if re.search(r'(^|/)(labs/[^/]+/README|solutions/[^/]+/answers)\.md$', path):
-        problems += ['%s:%d: "%s" is typed by hand: quote it from refdata as <!--f:NN.name-->...<!--/f-->' % (
+    problems += ['%s:%d: "%s" is typed by hand: quote it from refdata as <!--f:NN.name-->...<!--/f-->' % (
             rel, n, t) for n, t in by_hand(text)]
 
 
