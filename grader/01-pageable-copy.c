@@ -24,6 +24,7 @@
 #include "common/timing.h"
 #include "grader/grade.h"
 #include "grader/kit.h"
+#include "grader/results.h"
 #include "labs/01-pageable-copy/lab.h"
 
 XL_LAB("01", "pageable-copy");
@@ -654,6 +655,23 @@ typedef struct {
     void *host, *dev; /* SWEEP_MAX bytes each */
 } sweep_job;
 
+/* keep_sweep - the report page's data/sweep.csv: the student's last sweep in each direction so far, n points of
+ * you in direction dir (the reference data's columns) */
+static void keep_sweep(lab_dir dir, const lab_point *you, int n)
+{
+    static lab_point kept[2][SWEEP_POINTS];
+    static int nkept[2];
+    int d = dir == LAB_D2H;
+    nkept[d] = n < 0 ? 0 : n > SWEEP_POINTS ? SWEEP_POINTS : n;
+    memcpy(kept[d], you, nkept[d] * sizeof *you);
+    xl_csv *c = xl_results_csv("sweep", "direction,bytes,median_ms,min_ms,max_ms,gbps");
+    for (int k = 0; c && k < 2; k++)
+        for (int i = 0; i < nkept[k]; i++)
+            xl_csv_row(c, "%s,%zu,%.9g,%.9g,%.9g,%.9g", k ? "D2H" : "H2D", kept[k][i].bytes, kept[k][i].t.median_ms,
+                       kept[k][i].t.min_ms, kept[k][i].t.max_ms, xl_gbps((double)kept[k][i].bytes, kept[k][i].t.median_ms));
+    xl_results_close(c);
+}
+
 /* measure_sweep - xl_measure_fn: the student's sweep and the kit's, in this run; checks the
  * sweep's shape (a test failure if wrong) and gives the median over sizes >= 1 MiB of
  * kit time / student time, as *ratio; 1 means the same figures */
@@ -668,6 +686,7 @@ static void measure_sweep(void *ctx, double *ratio, char *figures, size_t len)
     snprintf(call, sizeof call, "lab_sweep(%s, 4 KiB, 256 MiB)", j->name);
     kit_held before = kit_held_now();
     int n = lab_sweep(j->dir, SWEEP_MIN, SWEEP_MAX, 5, you, SWEEP_POINTS + 8);
+    keep_sweep(j->dir, you, n);
     kit_expect_released(before, call); /* its buffers, the host one (256 MiB) included */
     cr_assert(n == SWEEP_POINTS, "lab_sweep(%s, 4 KiB, 256 MiB) returned %d; it must measure %d sizes", j->name, n,
               SWEEP_POINTS);

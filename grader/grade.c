@@ -35,6 +35,7 @@
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
+#include "results.h"
 
 extern const char *const xl_lab_id;
 extern const char *const xl_lab_slug;
@@ -107,8 +108,11 @@ void xl_test_begin(int kind, double timeout_s)
     if (sigaction(SIGALRM, &sa, NULL) != 0 || setitimer(ITIMER_REAL, &timer, NULL) != 0)
         cr_fatal("grader error: cannot start the test's timer: %s", strerror(errno));
     xl_set_fail_handler(fail_test);
-    if ((kind & XL_GPU) && xl_gpu_probe(NULL, why, sizeof why) != 0)
+    xl_gpu_info gpu;
+    if ((kind & XL_GPU) && xl_gpu_probe(&gpu, why, sizeof why) != 0)
         cr_skip_test("%s", why);
+    if (kind & XL_GPU)
+        xl_results_device(gpu.name);
 }
 
 void xl_test_complete(const char *suite, const char *name, int kind)
@@ -142,14 +146,13 @@ static void write_token(const char *ext, const char *text)
     }
 }
 
-/* log_ratio - with XL_RATIO_LOG=FILE set, appends "check, attempt, ratio, need, at_least, label, figures" as a
- * tab-separated line: check is suite.name[#k], label the figure's name for people (make stability reads the
- * columns; the figures say what made a ratio low, and begin with "NOT SOUND (why)" for an attempt that could not
- * be trusted) */
-static void log_ratio(const char *check, int attempt, double ratio, xl_need need, const char *label,
-                      const char *unsound, const char *figures)
+/* append_ratio - appends "check, attempt, ratio, need, at_least, label, figures" to the file at path (NULL: none)
+ * as a tab-separated line: check is suite.name[#k], label the figure's name for people (make stability and the
+ * report page read the columns; the figures say what made a ratio low, and begin with "NOT SOUND (why)" for an
+ * attempt that could not be trusted) */
+static void append_ratio(const char *path, const char *check, int attempt, double ratio, xl_need need,
+                         const char *label, const char *unsound, const char *figures)
 {
-    const char *path = getenv("XL_RATIO_LOG");
     FILE *f = path ? fopen(path, "a") : NULL;
     if (!f)
         return;
@@ -160,6 +163,16 @@ static void log_ratio(const char *check, int attempt, double ratio, xl_need need
         fputc(*c == '\t' || *c == '\n' ? ' ' : *c, f);
     fputc('\n', f);
     fclose(f);
+}
+
+/* log_ratio - one speed measurement into the ratio log (XL_RATIO_LOG=FILE) and the report's ratios.tsv */
+static void log_ratio(const char *check, int attempt, double ratio, xl_need need, const char *label,
+                      const char *unsound, const char *figures)
+{
+    char path[1200];
+    append_ratio(getenv("XL_RATIO_LOG"), check, attempt, ratio, need, label, unsound, figures);
+    if (xl_results_file("ratios.tsv", path, sizeof path) == 0)
+        append_ratio(path, check, attempt, ratio, need, label, unsound, figures);
 }
 
 const char *xl_need_text(xl_need need, char *buf, size_t len)
@@ -801,6 +814,7 @@ int main(int argc, char *argv[])
     if (own_dir)
         setenv("XL_TOKEN_DIR", dir, 1);
     if (rc == 1) { /* 1: go on and run; anything else: --help, --list, or a bad option */
+        xl_results_reset();
         criterion_run_all_tests(tests);
         print_report(getenv("XL_IMPL"));
         rc = 0;

@@ -60,6 +60,33 @@ for slug in ${slugs[@]+"${slugs[@]}"}; do
     done
 done
 
+# report_data SLUG DIR... - a reference's grading on a GPU left what its report page draws, in one of the DIRs (its
+# timed tests' and the others'): device.txt naming the GPU, ratios.tsv of the speed checks (7 columns) when the lab
+# has any, and the lab's own figures (lab 01 data/sweep.csv, lab 05 data/timeline.csv, lab 06 data/peak.csv) with
+# the reference data's header and rows
+report_data() {
+    local slug=$1 want="" header="" d f problems=""
+    shift
+    case $slug in
+    01-*) want=sweep header=direction,bytes,median_ms,min_ms,max_ms,gbps ;;
+    05-*) want=timeline header=run,lane,what,start_ms,end_ms,bytes ;;
+    06-*) want=peak header=method,bytes,peak_x ;;
+    esac
+    f=$(for d in "$@"; do [ -s "$d/device.txt" ] && echo "$d/device.txt"; done | head -1)
+    [ -n "$f" ] || problems="no device.txt;"
+    if [ -n "${timed[$slug]}" ]; then
+        f=$(for d in "$@"; do [ -s "$d/ratios.tsv" ] && echo "$d/ratios.tsv"; done | head -1)
+        { [ -n "$f" ] && awk -F'\t' 'NF != 7 { bad = 1 } END { exit bad }' "$f"; } || problems="$problems ratios.tsv missing or not 7 columns;"
+    fi
+    if [ -n "$want" ]; then
+        f=$(for d in "$@"; do [ -s "$d/data/$want.csv" ] && echo "$d/data/$want.csv"; done | head -1)
+        { [ -n "$f" ] && [ "$(head -1 "$f")" = "$header" ] && [ "$(grep -vc '^#' "$f")" -ge 3 ]; } ||
+            problems="$problems data/$want.csv missing, or not '$header' and 2 rows or more;"
+    fi
+    if [ -z "$problems" ]; then ok "$slug: the reference's grading left its report page's data (device, ratios${want:+, data/$want.csv})"
+    else bad "$slug: the report page's data: $problems (in $*)"; fi
+}
+
 # ===== The references' other tests, the skeletons and the planted mutants, several at once =====
 section "the references' other tests, the skeletons and every planted mutant, $mutant_jobs gradings at once"
 # pool_grade BIN NAME ARGS... - grade in the background once a slot is free
@@ -108,6 +135,7 @@ for slug in ${slugs[@]+"${slugs[@]}"}; do
                 ok "$slug: the skip says why in one line"; else bad "$slug: no skip reason in the output"; fi
         else bad "$slug: solution without a GPU: $nfail failed, $nskip skipped (logs: $logs)"; fi
     done
+    [ $gpu_rc -eq 0 ] && report_data "$slug" "$LOG/$slug-solution-1-timed" "$LOG/$slug-solution-1-rest"
     if [ -f "$LOG/$slug-skeleton/points.tsv" ]; then
         f=$LOG/$slug-skeleton/points.tsv
         read -r s m <<<"$(total "$f")"
