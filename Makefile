@@ -68,7 +68,7 @@ COMMON_C := $(wildcard common/*.c)
 COMMON_CU := $(wildcard common/*.cu)
 COMMON_OBJ := $(COMMON_C:%.c=$(B)/obj/%.o) $(COMMON_CU:%.cu=$(B)/obj/%.o)
 LIBXL := $(B)/lib/libxl.a
-GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o $(B)/obj/grader/results.o
+GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o $(B)/obj/grader/results.o $(B)/obj/grader/credit.o
 UNIT_TESTS := $(patsubst common/test/%.c,$(B)/bin/unit-%,$(wildcard common/test/*.c))
 SELFTEST := $(B)/bin/grade-selftest
 PROBE := $(B)/bin/gpu-probe

@@ -35,6 +35,7 @@
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
+#include "credit.h"
 #include "results.h"
 
 extern const char *const xl_lab_id;
@@ -275,6 +276,20 @@ static void not_graded(const char *what, const char *why, const char *figures)
     cr_skip_test("not graded: %s", why);
 }
 
+/* give_credit - a check whose sound best reading, below its bar, still earns share (0 to 1) of the test's points
+ * under linear credit: the smallest share of the test's checks goes to the report as its "credit" token, and the
+ * figures are noted */
+static void give_credit(const char *what, double share, const char *figures)
+{
+    static double least = 1; /* this test's process: the smallest share of its checks so far */
+    char text[32];
+    least = fmin(least, share);
+    snprintf(text, sizeof text, "%.6f", least);
+    write_token("credit", text);
+    xl_note("%s: short of the bar, %.0f%% of the way up from the floor of partial credit, so this check is worth "
+            "%.0f%% of the test's points (rounded down to whole points):\n%s", what, 100 * share, 100 * share, figures);
+}
+
 void xl_timed_check(double value, xl_need need, const char *label, const char *fmt, ...)
 {
     char check[300], figures[64], msg[2048], bar[64], what[320];
@@ -294,6 +309,11 @@ void xl_timed_check(double value, xl_need need, const char *label, const char *f
     snprintf(what, sizeof what, "%s (%s)", label, xl_need_text(need, bar, sizeof bar));
     if (unsound_why[0])
         not_graded(what, unsound_why, msg);
+    double share = xl_credit_share(value, need);
+    if (share > 0) {
+        give_credit(what, share, msg);
+        return;
+    }
     cr_fatal("%s", msg);
 }
 
@@ -303,6 +323,7 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
     next_check(check, sizeof check);
     snprintf(what, sizeof what, "%s (%s)", name, xl_need_text(need, bar, sizeof bar));
     int far = 0, attempts = xl_env_on("XL_ONE_ATTEMPT") ? 1 : 3;
+    double best = NAN; /* the sound attempts' best reading */
     for (int attempt = 1; attempt <= attempts && !far; attempt++) {
         double ratio = 0;
         figures[0] = '\0';
@@ -323,10 +344,17 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
                  unsound_why[0] ? " [not sound: " : "", unsound_why, unsound_why[0] ? "]" : "");
         if (unsound_why[0] && !why[0])
             snprintf(why, sizeof why, "%s", unsound_why);
+        if (!unsound_why[0] && isfinite(ratio) && (isnan(best) || (need.at_least ? ratio > best : ratio < best)))
+            best = ratio;
         far = !why[0] && far_miss(ratio, need); /* every attempt so far sound */
     }
     if (why[0]) /* the measurement, not the code, is in doubt: neither pass nor fail */
         not_graded(what, why, all);
+    double share = xl_credit_share(best, need);
+    if (share > 0) {
+        give_credit(what, share, all);
+        return;
+    }
     if (far)
         cr_fatal("%s: missed the threshold by more than %gx in a sound measurement (not measured again):\n%s", what,
                  XL_FAR_MISS, all);
@@ -340,7 +368,8 @@ typedef struct {
     char name[256];     /* suite.name */
     char desc[256];     /* Criterion description */
     int score, max;     /* points earned, points possible */
-    char status[16];    /* "passed", "failed", "skipped", "ungraded" (a measurement that could not be trusted) */
+    char status[16];    /* "passed", "partial" (a speed check short of its bar, under linear credit), "failed",
+                         * "skipped", "ungraded" (a measurement that could not be trusted) */
     double seconds;     /* how long the test's process ran, as Criterion measured it */
     char visibility[32];
     char output[4096];  /* why it failed or was skipped, and the test's notes */
@@ -438,8 +467,17 @@ static void score_test(struct criterion_test_stats *st)
                "(exit(), _exit() or a return from main) with status %d",
                st->exit_code);
     } else {
+        char credit[1024], text[64] = "";
         strcpy(r->status, "passed");
         r->score = r->max;
+        if (token_path(credit, sizeof credit, r->name, "credit") == 0 && read_into(credit, text, sizeof text) == 0) {
+            double share = atof(text); /* below 1: a speed check under its bar, earning part of the points */
+            if (share < 1) { /* a share worth less than a point earns none: a failure, its note says how close */
+                r->score = (int)floor(r->max * share + 1e-9);
+                strcpy(r->status, r->score > 0 ? "partial" : "failed");
+            }
+            remove(credit);
+        }
     }
     if (token_path(notes, sizeof notes, r->name, "notes") == 0) {
         char tmp[2048] = "";
@@ -556,7 +594,10 @@ static void print_report(const char *impl)
         }
         ungraded += strcmp(r->status, "ungraded") == 0;
         printf("  [%3d/%2d] %-28s %s\n", r->score, r->max, r->name,
-               r->status[0] == 'p' ? "ok" : r->status[0] == 'u' ? "NOT GRADED" : "FAILED");
+               strcmp(r->status, "passed") == 0    ? "ok"
+               : strcmp(r->status, "partial") == 0 ? "PARTIAL (a speed check short of its bar)"
+               : r->status[0] == 'u'               ? "NOT GRADED"
+                                                   : "FAILED");
         if (strcmp(r->status, "passed") != 0 || verbose) {
             char *save, *line, copy[4096];
             snprintf(copy, sizeof copy, "%s", r->output);
@@ -630,6 +671,10 @@ static void print_points_table(struct criterion_test_set *tests)
     if (unseen)
         printf("| tests shown after grading | %d | | |\n", unseen);
     printf("| **total** | **%d** | | |\n", total + unseen);
+    if (xl_credit_linear()) {
+        char how[256];
+        printf("\nSpeed tests: %s.\n", xl_credit_text(how, sizeof how));
+    }
 }
 
 /* unwritable_output - the first --json=, --xml=, --tap= or --output=KIND: argument in argv whose file cannot be
@@ -781,7 +826,7 @@ int main(int argc, char *argv[])
         criterion_finalize(tests);
         return 0;
     }
-    if (bad_argument(argc, argv, why, sizeof why)) {
+    if (bad_argument(argc, argv, why, sizeof why) || xl_credit_check(why, sizeof why) != 0) {
         fprintf(stderr, "grader: %s\n", why);
         criterion_finalize(tests);
         return 2;

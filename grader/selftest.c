@@ -134,6 +134,23 @@ static void not_a_number(void *ctx, double *ratio, char *figures, size_t len)
     snprintf(figures, len, "0 ms against 0 ms");
 }
 
+/* short_of_bar - a measurement that always reads 0.6: short of a bar of 0.8, above half of it */
+static void short_of_bar(void *ctx, double *ratio, char *figures, size_t len)
+{
+    (void)ctx;
+    *ratio = 0.6;
+    snprintf(figures, len, "always 0.6");
+}
+
+XL_TEST(model, ratio_partial, 4, XL_ALONE,
+        "a ratio (0.6 against 0.8) and a timed figure (200 against at most 150) short of their bars fail, or earn "
+        "part of the points under XL_SPEED_CREDIT=linear, the smaller share of the two",
+        5)
+{
+    xl_ratio_check(short_of_bar, NULL, XL_AT_LEAST(0.8), "short");
+    xl_timed_check(200.0, XL_AT_MOST(150.0), "a planted time (ms)", "planted time %.0f ms over its bar", 200.0);
+}
+
 XL_TEST(model, ratio_unsound, 2, XL_ALONE, "a low ratio whose measurement is unsound is not graded, not failed", 5)
 {
     xl_ratio_check(low_unsound, NULL, XL_AT_LEAST(0.8), "unsound");

@@ -22,13 +22,14 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     expect model.hidden 1 passed "a hidden test counts like any other"
     expect model.ratio_retry 2 passed "a ratio under its threshold is measured again, and the second try counts"
     expect model.ratio_low 0 failed "a ratio under its threshold in 3 tries fails"
+    expect model.ratio_partial 0 failed "speed checks short of their bars earn nothing by default (all or nothing)"
     expect model.ratio_unsound 0 ungraded "a low ratio from an unsound measurement (the kit's baseline moved) is NOT GRADED, not failed"
     expect model.ratio_impossible_then_true 2 passed "an impossible figure (above its bound) never passes; the true one after it does"
     expect model.ratio_nan 0 ungraded "a ratio that is not a number is NOT GRADED"
     expect model.timed_within 1 passed "a timed figure within its bar (at most, at least) passes"
     expect model.timed_over 0 failed "a timed figure past its bar fails (no other process on the GPU)"
     expect model.timed_undeclared 0 failed "a timed check in a test not declared XL_TIMED fails"
-    if [ "$(XL_LIST_TIMED=1 $B/bin/grade-selftest | sort | tr '\n' ' ')" = "model.ratio_far model.ratio_impossible_then_true model.ratio_low model.ratio_nan model.ratio_retry model.ratio_unsound model.timed_over model.timed_within " ]; then
+    if [ "$(XL_LIST_TIMED=1 $B/bin/grade-selftest | sort | tr '\n' ' ')" = "model.ratio_far model.ratio_impossible_then_true model.ratio_low model.ratio_nan model.ratio_partial model.ratio_retry model.ratio_unsound model.timed_over model.timed_within " ]; then
         ok "grading model: XL_LIST_TIMED=1 lists the tests declared timed, and only those"
     else bad "grading model: XL_LIST_TIMED=1 lists: $(XL_LIST_TIMED=1 $B/bin/grade-selftest | tr '\n' ' ')"; fi
     if [ "$(grep -E '^model\.ratio_(far|low|retry)	' "$LOG/selftest-ratios.tsv" | cut -f1-4,6,7 | sort | tr '\t\n' '|;')" = "model.ratio_far|1|0.3|0.8|far|always 0.3;model.ratio_low|1|0.5|0.8|low|always 0.5;model.ratio_low|2|0.5|0.8|low|always 0.5;model.ratio_low|3|0.5|0.8|low|always 0.5;model.ratio_retry|1|0.5|0.8|rising|call 1 of rising;model.ratio_retry|2|0.9|0.8|rising|call 2 of rising;" ] &&
@@ -50,11 +51,30 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
         if grep -q "$msg" "$json"; then ok "grading model: results.json says '$msg'"; else bad "grading model: results.json lacks '$msg'"; fi
     done
     if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==9 and d["max_score"]==36 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
-            ok "grading model: results.json is valid Gradescope JSON (score 9 of 36; the hidden test marked hidden)"
+        if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["score"]==9 and d["max_score"]==40 and all({"name","score","max_score","status","output","visibility"} <= set(t) for t in d["tests"]) and [t["visibility"] for t in d["tests"] if t["name"]=="model.hidden"]==["hidden"]' "$json"; then
+            ok "grading model: results.json is valid Gradescope JSON (score 9 of 40; the hidden test marked hidden)"
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
-    if grep -q '^lab 00 grading-model: 9/36 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
+    if grep -q '^lab 00 grading-model: 9/40 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
+    # partial credit for speed, the instructor's choice: linear from the floor (half the bar by default) to the bar
+    partial() { # NAME SCORE STATUS ENV...: grades model.ratio_partial (and ratio_low, far) under the ENV settings
+        local name=$1 want_s=$2 want_st=$3 got; shift 3
+        env XL_NO_GPU=1 "$@" XL_RESULTS_DIR="$LOG/selftest-$name" $B/bin/grade-selftest --filter='model/ratio_@(partial|low|far)' \
+            >"$LOG/selftest-$name.log" 2>&1
+        got=$(score "$LOG/selftest-$name/points.tsv" model.ratio_partial)
+        [ "${got%% *}" = "$want_s" ] && [ "${got##* }" = "$want_st" ] && echo ok || echo "got '$got'"
+    }
+    r1=$(partial linear 2 partial XL_SPEED_CREDIT=linear) r2=$(partial floor 0 failed XL_SPEED_CREDIT=linear XL_SPEED_FLOOR=0.7)
+    if [ "$r1" = ok ] && [ "$r2" = ok ] && grep -q 'PARTIAL (a speed check short of its bar)' "$LOG/selftest-linear.log" &&
+        grep -q '50% of the way up from the floor' "$LOG/selftest-linear/results.json" &&
+        [ "$(score "$LOG/selftest-linear/points.tsv" model.ratio_far)" = "0 1 failed" ] &&
+        [ "$(score "$LOG/selftest-linear/points.tsv" model.ratio_low)" = "0 1 failed" ]; then
+        ok "grading model: XL_SPEED_CREDIT=linear gives 2 of 4 points to readings half way up from their floors (the smaller share of two checks), none under XL_SPEED_FLOOR=0.7, none to a far miss or a share worth less than a point"
+    else bad "grading model: linear credit: $r1, floor 0.7: $r2 (logs: $LOG/selftest-linear.log, $LOG/selftest-floor.log)"; fi
+    if XL_SPEED_CREDIT=linear XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests: a speed test below its bar earns part of its points, in a straight line from none at 50% of the bar' &&
+        ! XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests'; then
+        ok "grading model: the points table states the linear curve and its floor, and nothing under all or nothing"
+    else bad "grading model: the points table does not state the speed credit"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"
 fi
