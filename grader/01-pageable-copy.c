@@ -816,6 +816,18 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
 
 /* ===== Part D: the fit ===== */
 
+/* sweep_grows - 1 when the kit can fit a line with a positive slope to the n measured points and the largest copy
+ * took at least twice as long as the smallest (on an idle GPU it takes about a hundred times as long) */
+static int sweep_grows(const lab_point *pts, int n)
+{
+    double bytes[64], ms[64], l, b;
+    for (int i = 0; i < n; i++) {
+        bytes[i] = (double)pts[i].bytes;
+        ms[i] = pts[i].t.median_ms;
+    }
+    return xl_fit_latency_bw(bytes, ms, n, &l, &b) == 0 && pts[n - 1].t.median_ms >= 2 * pts[0].t.median_ms;
+}
+
 /* expect_fit_like_kit - fails unless lab_fit on pts agrees with the kit's fit */
 static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
 {
@@ -927,12 +939,22 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
 XL_TEST(fit, measured_sweep, 5, XL_GPU, "lab_fit on this run's measured sweep agrees with the kit's fit", 20)
 {
     lab_point pts[16];
-    char what[96];
+    char what[96], figures[256] = "";
     size_t min = odd_size(3000, 7000);
     int n = (int)kit_rand_int(8, 12);
     void *host = kit_host_alloc(min << (n - 1)), *dev = kit_dev_alloc(min << (n - 1));
-    kit_sweep(cudaMemcpyHostToDevice, min, n, 3, host, dev, pts);
     snprintf(what, sizeof what, "pageable H2D measured at %d sizes from %zu bytes", n, min);
+    for (int tries = 1;; tries++) { /* a sweep whose times grow with the size: a busy GPU or host can flatten one */
+        kit_sweep(cudaMemcpyHostToDevice, min, n, 3, host, dev, pts);
+        if (sweep_grows(pts, n))
+            break;
+        snprintf(figures + strlen(figures), sizeof figures - strlen(figures), "%s%.4f ms at %zu bytes, %.4f ms at %zu",
+                 tries > 1 ? "; " : "try: ", pts[0].t.median_ms, pts[0].bytes, pts[n - 1].t.median_ms,
+                 pts[n - 1].bytes);
+        if (tries == 3)
+            xl_not_graded(what, "the kit's sweep did not take longer for larger copies in 3 tries (the GPU or the "
+                                "host is busy), so no line fits it", figures);
+    }
     expect_fit_like_kit(pts, n, what);
     XL_CHECK(cudaFree(dev));
     free(host);

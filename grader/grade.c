@@ -264,8 +264,7 @@ static void next_check(char *check, size_t len)
         snprintf(check, len, "%s", current_test);
 }
 
-/* not_graded - ends the test as NOT GRADED: what could not be measured soundly, why, and the figures */
-static void not_graded(const char *what, const char *why, const char *figures)
+void xl_not_graded(const char *what, const char *why, const char *figures)
 {
     char text[3072];
     snprintf(text, sizeof text,
@@ -308,7 +307,7 @@ void xl_timed_check(double value, xl_need need, const char *label, const char *f
     va_end(ap);
     snprintf(what, sizeof what, "%s (%s)", label, xl_need_text(need, bar, sizeof bar));
     if (unsound_why[0])
-        not_graded(what, unsound_why, msg);
+        xl_not_graded(what, unsound_why, msg);
     double share = xl_credit_share(value, need);
     if (share > 0) {
         give_credit(what, share, msg);
@@ -349,7 +348,7 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
         far = !why[0] && far_miss(ratio, need); /* every attempt so far sound */
     }
     if (why[0]) /* the measurement, not the code, is in doubt: neither pass nor fail */
-        not_graded(what, why, all);
+        xl_not_graded(what, why, all);
     double share = xl_credit_share(best, need);
     if (share > 0) {
         give_credit(what, share, all);

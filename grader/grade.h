@@ -110,6 +110,10 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
  * its margin and make test grades the mutants aimed at it alone. */
 void xl_timed_check(double value, xl_need need, const char *label, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* xl_not_graded - ends the test as NOT GRADED, neither passed nor failed: what could not be measured soundly, why
+ * (e.g. "the sweep's times did not grow with the size in 3 tries"), and the figures; it earns nothing in this run
+ * and the report says to grade again on an idle GPU. Never returns. */
+void xl_not_graded(const char *what, const char *why, const char *figures) __attribute__((noreturn));
 /* xl_measure_unsound - inside a measure function: this attempt's figures cannot be trusted (printf format: why,
  * e.g. the kit's own baseline moved between its repetitions, or a result outside physical bounds). Such an
  * attempt never passes and never fails: when no attempt passed and any was unsound, or another process used the

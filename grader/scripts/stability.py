@@ -17,6 +17,7 @@ test may only pass or be NOT GRADED; the report counts the runs of each. --from-
 instead of grading (for testing). --check only checks the arguments (make stability, before building). Exit 0, or 2 on bad arguments or a grader that gave no results.
 """
 import csv
+import json
 import os
 import signal
 import statistics
@@ -146,7 +147,21 @@ def verdicts(tally, full, runs, kind):
     return ['under %s load: full points in %d of %d runs; a test NOT GRADED in %d runs (%s); a test FAILED in %d '
             'runs (%s)%s' % (kind, full, runs, tally['ungraded_runs'], names(tally['ungraded']),
                              tally['failed_runs'], names(tally['failed']),
-                             ': a wrong verdict on the reference' if tally['failed_runs'] else '')]
+                             ': a wrong verdict on the reference' if tally['failed_runs'] else '')] + \
+        ['  %s, the first time: %s' % (t, tally['said'].get(t, '?')) for t in sorted(tally['failed'])]
+
+
+def said(res, test):
+    """what the grading in folder res said of test (its results.json output, on one line, shortened)"""
+    try:
+        for t in json.load(open(os.path.join(res, 'results.json')))['tests']:
+            if t['name'] == test:
+                text = ' | '.join(t['output'].splitlines()[1:]) or t['output']
+                return text[:600]
+    except (OSError, ValueError, KeyError):
+        pass
+    return 'no message kept'
+
 
 
 # ===== Reading the graders' logs and the kept tables =====
@@ -197,6 +212,7 @@ def grade_runs(grader, slug, first, runs, deadline, tally):
                 tally[key + '_runs'] += bool(hit)
                 for t in hit:
                     tally[key][t] = tally[key].get(t, 0) + 1
+                    tally['said'].setdefault(t, said(res, t))
             rows += read_log(log, i) if os.path.isfile(log) else []
             last = i
             if sys.stderr.isatty():
@@ -298,7 +314,7 @@ def main():
             print('stability: resuming %s after %d runs (%d with full points)' % (slugs[0], kept[0], kept[1]))
             runs = max(runs, kept[0])
     name = slugs[0] + ('-load-%s' % load if load is not None else '')
-    tally = {'ungraded_runs': 0, 'failed_runs': 0, 'ungraded': {}, 'failed': {}}
+    tally = {'ungraded_runs': 0, 'failed_runs': 0, 'ungraded': {}, 'failed': {}, 'said': {}}
     gen = start_load(load) if load is not None else None
     if load is not None and gen is None:
         return 2
