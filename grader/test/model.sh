@@ -59,6 +59,7 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     # partial credit for speed, the instructor's choice: linear from the floor (half the bar by default) to the bar
     partial() { # NAME SCORE STATUS ENV...: grades model.ratio_partial (and ratio_low, far) under the ENV settings
         local name=$1 want_s=$2 want_st=$3 got; shift 3
+        mkdir -p "$LOG/selftest-$name"
         env XL_NO_GPU=1 "$@" XL_RESULTS_DIR="$LOG/selftest-$name" $B/bin/grade-selftest --filter='model/ratio_@(partial|low|far)' \
             >"$LOG/selftest-$name.log" 2>&1
         got=$(score "$LOG/selftest-$name/points.tsv" model.ratio_partial)

@@ -44,7 +44,7 @@ lane() {
         pass=0 fail=0 skip=0 section_name='' gpu_rc=1
         export XL_NO_GPU=1
         [ -z "$host_cpus" ] || taskset -pc "$host_cpus" $BASHPID >/dev/null 2>&1
-        for lane_script in "$@"; do . "$lane_script"; done
+        for lane_script in "$@"; do [ ! -f "$lane_script" ] || . "$lane_script"; done # a student tree has fewer
         section_end
         echo "$pass $fail $skip" >"$lane_counts"
     ) >"$LOG/lane-$1.out" 2>&1 &
