@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLOOR_DEFAULT 0.5
+/* Above every planted mutant a speed or timed test kills: the closest reached 0.67 of its bar (lab 02's pageable
+ * buffers, 1.0x against 1.5x, H200, 2026-11-24), so at 0.75 none earns a point */
+#define FLOOR_DEFAULT 0.75
 #define FLOOR_MIN 0.5  /* below half the bar a sound reading is a far miss (XL_FAR_MISS): it earns nothing */
 #define FLOOR_MAX 0.99 /* at the bar there is no room left for a line */
 

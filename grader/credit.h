@@ -3,7 +3,8 @@
  * Part of xferlab's grader library. XL_SPEED_CREDIT=all (the default) gives a speed test all its points at its bar
  * and none below. XL_SPEED_CREDIT=linear gives part of them to a sound reading between a floor and the bar, in a
  * straight line from none at the floor to all at the bar; the floor is the bar times XL_SPEED_FLOOR (0.5 to 0.99,
- * default 0.5) for an "at least" bar, the bar divided by it for an "at most" one. A test with several speed checks
+ * default 0.75, above what the planted mutants reach) for an "at least" bar, the bar divided by it for an "at most"
+ * one. A test with several speed checks
  * earns the smallest share among them; a failed correctness check still earns nothing.
  */
 #ifndef XL_CREDIT_H

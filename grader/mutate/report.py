@@ -14,7 +14,10 @@ import os
 import sys
 
 STATUSES = ['killed', 'survived', 'equivalent', 'stillborn']
-COLUMNS = ['lab', 'id', 'operator', 'line', 'function', 'status', 'killed_by', 'seconds']
+COLUMNS = ['lab', 'id', 'operator', 'line', 'function', 'status', 'killed_by', 'seconds', 'reached']
+# reached: for a mutant a speed or timed test killed, the share of that test's bar its best sound reading reached
+# (the smallest over the test's checks; e.g. 0.67 for 1.0x against "at least 1.5x"), empty otherwise: under linear
+# speed credit (grader/credit.h) a mutant earns part of the points unless it stays under the floor
 
 
 def summarize(rows):
@@ -58,6 +61,12 @@ def render(rows, out_dir, lab_seconds=None, notes=None, header=''):
             graded = sum(s[k] for k in STATUSES)
             lines.append('lab %s: %d mutants: killed %d, survived %d, equivalent %d, stillborn %d; score %s; %.0f s' % (
                 lab, graded, s['killed'], s['survived'], s['equivalent'], s['stillborn'], score_text(s), secs))
+        speed = [r for r in rows if r['lab'] == lab and r['status'] == 'killed' and r.get('reached')]
+        if speed:
+            top = max(speed, key=lambda r: float(r['reached']))
+            lines.append('lab %s: %d mutants killed by a speed or timed test; the closest reached %s of its bar (%s, '
+                         '%s): under linear speed credit the floor must stay above it' % (
+                             lab, len(speed), top['reached'], top['id'], top['killed_by']))
         for note in (notes or {}).get(lab, []):
             lines.append('lab %s: %s' % (lab, note))
     survivors = [r for r in rows if r['status'] == 'survived']
@@ -100,6 +109,7 @@ def read_csv(path):
     with open(path, newline='') as f:
         rows = list(csv.DictReader(f))
     for i, r in enumerate(rows, 2):
+        r.setdefault('reached', '')  # a report.csv written before the column
         if set(COLUMNS) - set(r) or r['status'] not in STATUSES:
             raise ValueError('%s:%d: not a row of a report.csv (columns %s; status one of %s)' % (
                 path, i, ','.join(COLUMNS), ', '.join(STATUSES)))

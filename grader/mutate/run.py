@@ -200,10 +200,31 @@ def build(out, todo, jobs, log):
     return {(slug, mid) for slug, mid in todo if os.path.isfile(binary(out, slug, mid))}
 
 
+def reached(ratios_path):
+    """the share of its bar a test's best sound readings reached, the smallest over its checks (a ratios.tsv the
+    grading left: check, attempt, ratio, need, at_least, label, figures); None when it made no speed check"""
+    best = {}
+    try:
+        lines = open(ratios_path).read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        f = line.split('\t')
+        if len(f) != 7 or f[6].startswith('NOT SOUND'):
+            continue
+        try:
+            ratio, need = float(f[2]), float(f[3])
+        except ValueError:
+            continue
+        share = ratio / need if f[4] == '1' else (need / ratio if ratio > 0 else 0.0)
+        best[f[0]] = max(best.get(f[0], 0.0), share)
+    return min(best.values()) if best else None
+
+
 def run_test(bin_path, test, limit_s, log):
-    """runs one test of a grader under a time limit; returns (outcome, seconds) where outcome is 'passed',
+    """runs one test of a grader under a time limit; returns (outcome, seconds, reached) where outcome is 'passed',
     'lost' (score < max), 'skipped', 'ungraded' (NOT GRADED: its measurement was unsound), 'timeout' or 'noresult'
-    (crashed, or no points.tsv)"""
+    (crashed, or no points.tsv), and reached is what reached() gives for its speed checks (None: none)"""
     suite, name = test.split('.', 1)
     with tempfile.TemporaryDirectory(prefix='xl-mutate-') as res, open(log, 'a') as f:
         f.write('== %s %s\n' % (rel(bin_path), test))
@@ -226,9 +247,10 @@ def run_test(bin_path, test, limit_s, log):
             pass
         p.wait()
         secs = time.monotonic() - t0
+        got = reached(os.path.join(res, 'ratios.tsv'))
         if timed_out:
             f.write('== stopped after %.0f s\n' % limit_s)
-            return 'timeout', secs
+            return 'timeout', secs, got
         row = None
         try:
             with open(os.path.join(res, 'points.tsv')) as pf:
@@ -239,10 +261,10 @@ def run_test(bin_path, test, limit_s, log):
         except OSError:
             pass
     if row is None:
-        return 'noresult', secs
+        return 'noresult', secs, got
     if row[3] in ('skipped', 'ungraded'):
-        return row[3], secs
-    return ('passed' if int(row[1]) >= int(row[2]) and row[3] == 'passed' else 'lost'), secs
+        return row[3], secs, got
+    return ('passed' if int(row[1]) >= int(row[2]) and row[3] == 'passed' else 'lost'), secs, got
 
 
 # ===== One lab =====
@@ -270,7 +292,7 @@ def grade_reference(out, slug, tests, points=None):
     open(log, 'w').close()
     times = {}
     for t in tests:
-        outcome, secs = run_test(bin_path, t, REFERENCE_LIMIT_S, log)
+        outcome, secs, _ = run_test(bin_path, t, REFERENCE_LIMIT_S, log)
         if outcome == 'skipped':
             raise Fail('the reference of %s was SKIPPED on %s: grading mutants needs a GPU' % (slug, t))
         if outcome != 'passed':
@@ -295,7 +317,8 @@ def timed_tests(slug):
 
 
 def grade_mutant(out, slug, m, tests, ref_times, shared=False):
-    """(status, killed_by, seconds, left) of one built mutant on tests, in that order, until one kills it. shared:
+    """(status, killed_by, seconds, left, reached) of one built mutant on tests, in that order, until one kills it
+    (reached: how close the killing test's speed checks came to their bars, see reached()). shared:
     other gradings use the GPU beside it, so a test that runs out of time or is NOT GRADED there is not judged but
     left (left) for a grading alone. Alone, a NOT GRADED test is graded again, up to 3 times; one never graded
     does not kill"""
@@ -303,7 +326,7 @@ def grade_mutant(out, slug, m, tests, ref_times, shared=False):
     total, left = 0.0, []
     for t in tests:
         for _ in range(1 if shared else 3):
-            outcome, secs = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
+            outcome, secs, got = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
             total += secs
             if outcome != 'ungraded':
                 break
@@ -312,8 +335,8 @@ def grade_mutant(out, slug, m, tests, ref_times, shared=False):
         if outcome in ('timeout', 'ungraded') and shared:
             left.append(t)
         elif outcome not in ('passed', 'ungraded'):
-            return 'killed', t, total, []
-    return 'survived', '', total, left
+            return 'killed', t, total, [], got
+    return 'survived', '', total, left, None
 
 
 def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
@@ -341,15 +364,16 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
     for m in mutants:
         row = {k: m[k] for k in ('lab', 'id', 'operator', 'line', 'function')}
         if (slug, m['id']) not in built:
-            row.update(status='stillborn', killed_by='', seconds=0.0)
+            row.update(status='stillborn', killed_by='', seconds=0.0, reached='')
         else:
-            status, by, secs, left = first[m['id']]
+            status, by, secs, left, got = first[m['id']]
             if status == 'survived':
-                status, by, more, _ = grade_mutant(out, slug, m, left + order(t for t in m['tests'] if t in timed), ref)
+                status, by, more, _, got = grade_mutant(out, slug, m, left + order(t for t in m['tests'] if t in timed),
+                                                        ref)
                 secs += more
             if status == 'survived' and m['id'] in equivalent:
                 status = 'equivalent'
-            row.update(status=status, killed_by=by, seconds=secs)
+            row.update(status=status, killed_by=by, seconds=secs, reached='' if got is None else '%.3f' % got)
         rows.append(row)
         print('  %s %-26s %-10s %s' % (slug, m['id'], row['status'], row['killed_by']), flush=True)
     return rows, time.monotonic() - t0

@@ -56,7 +56,7 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
         else bad "grading model: results.json is not valid Gradescope JSON"; fi
     else skipped "results.json validation: no python3"; fi
     if grep -q '^lab 00 grading-model: 9/40 .*(2 tests NOT GRADED: ' "$LOG/selftest.log"; then ok "grading model: total line, with the tests not graded"; else bad "grading model: total line missing"; fi
-    # partial credit for speed, the instructor's choice: linear from the floor (half the bar by default) to the bar
+    # partial credit for speed, the instructor's choice: linear from the floor (0.75 of the bar by default) to the bar
     partial() { # NAME SCORE STATUS ENV...: grades model.ratio_partial (and ratio_low, far) under the ENV settings
         local name=$1 want_s=$2 want_st=$3 got; shift 3
         mkdir -p "$LOG/selftest-$name"
@@ -65,14 +65,14 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
         got=$(score "$LOG/selftest-$name/points.tsv" model.ratio_partial)
         [ "${got%% *}" = "$want_s" ] && [ "${got##* }" = "$want_st" ] && echo ok || echo "got '$got'"
     }
-    r1=$(partial linear 2 partial XL_SPEED_CREDIT=linear) r2=$(partial floor 0 failed XL_SPEED_CREDIT=linear XL_SPEED_FLOOR=0.7)
+    r1=$(partial linear 2 partial XL_SPEED_CREDIT=linear XL_SPEED_FLOOR=0.5) r2=$(partial floor 0 failed XL_SPEED_CREDIT=linear)
     if [ "$r1" = ok ] && [ "$r2" = ok ] && grep -q 'PARTIAL (a speed check short of its bar)' "$LOG/selftest-linear.log" &&
         grep -q '50% of the way up from the floor' "$LOG/selftest-linear/results.json" &&
         [ "$(score "$LOG/selftest-linear/points.tsv" model.ratio_far)" = "0 1 failed" ] &&
         [ "$(score "$LOG/selftest-linear/points.tsv" model.ratio_low)" = "0 1 failed" ]; then
-        ok "grading model: XL_SPEED_CREDIT=linear gives 2 of 4 points to readings half way up from their floors (the smaller share of two checks), none under XL_SPEED_FLOOR=0.7, none to a far miss or a share worth less than a point"
-    else bad "grading model: linear credit: $r1, floor 0.7: $r2 (logs: $LOG/selftest-linear.log, $LOG/selftest-floor.log)"; fi
-    if XL_SPEED_CREDIT=linear XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests: a speed test below its bar earns part of its points, in a straight line from none at 50% of the bar' &&
+        ok "grading model: XL_SPEED_CREDIT=linear with XL_SPEED_FLOOR=0.5 gives 2 of 4 points to readings half way up from their floors (the smaller share of two checks), none at the default floor (0.75 of the bar), none to a far miss or a share worth less than a point"
+    else bad "grading model: linear credit, floor 0.5: $r1, default floor: $r2 (logs: $LOG/selftest-linear.log, $LOG/selftest-floor.log)"; fi
+    if XL_SPEED_CREDIT=linear XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests: a speed test below its bar earns part of its points, in a straight line from none at 75% of the bar' &&
         ! XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests'; then
         ok "grading model: the points table states the linear curve and its floor, and nothing under all or nothing"
     else bad "grading model: the points table does not state the speed credit"; fi
