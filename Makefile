@@ -215,7 +215,10 @@ done
 endef
 
 # make grade [LAB=01] [IMPL=solution|student]: each lab built and graded on its own; one whose lab.cu does not
-# compile is told (the compiler's message above it) and the others are graded
+# compile is told (the compiler's message above it) and the others are graded. After each lab's grading its report
+# page, $(B)/report/NN-slug[-solution].html (grader/report/report.py; the history beside it), is written from the
+# results; the pages' paths come last. A page that cannot be written is one line and changes neither the points nor
+# the exit status.
 IMPL_DIR := $(if $(filter solution,$(IMPL)),solutions,labs)
 IMPL_SFX := $(if $(filter solution,$(IMPL)),-solution)
 grade: deps
@@ -223,11 +226,18 @@ grade: deps
 	 probe=$$($(PROBE)) || { echo "$$probe: the tests that need a GPU are skipped, and each lab's line says how many points they hold"; \
 	   export XL_SKIP_REASON_SAID=1; }; \
 	 $(call each_lab,grade$(IMPL_SFX),$(IMPL_DIR)); \
+	 pages=''; \
 	 for l in $$built; do \
 	   mkdir -p $(B)/results/$$l-$(IMPL); \
 	   XL_IMPL=$(IMPL) XL_RESULTS_DIR=$(B)/results/$$l-$(IMPL) $(B)/bin/$$l-grade$(IMPL_SFX) --short-filename || exit 2; \
+	   page=$(B)/report/$$l$(IMPL_SFX).html; \
+	   if why=$$(python3 grader/report/report.py $(B)/results/$$l-$(IMPL) $$page --source $(IMPL_DIR)/$$l/lab.cu 2>&1 >/dev/null); \
+	   then pages="$$pages $$page"; \
+	   else why=$${why#report: }; echo "report: no page for lab $${l%%-*} ($${why:-report.py failed}); the points above stand"; fi; \
 	 done; \
-	 [ -z "$$broken" ] || { echo "make grade: not graded, the code does not compile: lab$$broken" >&2; exit 2; }
+	 rc=0; [ -z "$$broken" ] || { echo "make grade: not graded, the code does not compile: lab$$broken" >&2; rc=2; }; \
+	 for p in $$pages; do echo "report: $$p (open it in a browser)"; done; \
+	 exit $$rc
 
 # make run LAB=01 [IMPL=solution] [ARGS="..."]: builds that lab's explorer only
 run: deps
@@ -301,6 +311,7 @@ help:
 	@echo "  make test         the kit's own test suite (GPU tests skipped without a GPU)"
 	@echo "  make run LAB=01   your explorer: your own figures as a table (ARGS=\"--help\")"
 	@echo "  make grade        grade your labs (LAB=01, or LAB=\"01 02\", for some)$(if $(wildcard solutions),; IMPL=solution for the reference)"
+	@echo "                    and write each lab's report page, build/report/NN-slug.html: points, failures, your charts"
 	@echo "  make plots        every chart into build/plots/ (SVG and PNG)"
 	@echo "  make docs         every handout and guide as HTML and PDF into build/docs/ (pandoc, weasyprint)"
 	@echo "  make doctor       check nvcc, driver, GPU, Criterion, gnuplot; print the fixes"
