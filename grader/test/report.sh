@@ -43,24 +43,29 @@ else
         ok "report: each page adds a row to history.csv (points, the first check's ratio, lab.cu's sha256); two gradings of a lab are drawn as a history"
     else bad "report: the history of two gradings of lab 01 ($rep/pages/history.csv, $p01)"; fi
 
-    # a GPU the kit has no reference data for: the student's sweep alone, and the page says why
-    mkdir -p "$rep/other-gpu" && cp -r "$rep/planted/01-pageable-copy-student" "$rep/other-gpu/"
-    echo "NVIDIA A100-SXM4-80GB" >"$rep/other-gpu/01-pageable-copy-student/device.txt"
-    if report_page "$rep/other-gpu/01-pageable-copy-student" "$rep/pages/01-other-gpu.html" &&
-        grep -q 'no reference data for the NVIDIA A100-SXM4-80GB' "$rep/pages/01-other-gpu.html" &&
-        python3 grader/report/pagecheck.py "$rep/pages/01-other-gpu.html" --charts "${have_gnuplot:+chart-sweep}" >/dev/null; then
-        ok "report: on a GPU the kit has no reference for, the student's figures are drawn alone and the page says why"
-    else bad "report: the page of a grading on an A100 ($rep/pages/01-other-gpu.html)"; fi
+    # what a chart says when it cannot be drawn as usual: about charts, so only where gnuplot draws them
+    if [ -z "$have_gnuplot" ]; then
+        skipped "report: the charts of a GPU without reference data and of a grading without data: gnuplot is not installed"
+    else
+        # a GPU the kit has no reference data for: the student's sweep alone, and the page says why
+        mkdir -p "$rep/other-gpu" && cp -r "$rep/planted/01-pageable-copy-student" "$rep/other-gpu/"
+        echo "NVIDIA A100-SXM4-80GB" >"$rep/other-gpu/01-pageable-copy-student/device.txt"
+        if report_page "$rep/other-gpu/01-pageable-copy-student" "$rep/pages/01-other-gpu.html" &&
+            grep -q 'no reference data for the NVIDIA A100-SXM4-80GB' "$rep/pages/01-other-gpu.html" &&
+            python3 grader/report/pagecheck.py "$rep/pages/01-other-gpu.html" --charts "${have_gnuplot:+chart-sweep}" >/dev/null; then
+            ok "report: on a GPU the kit has no reference for, the student's figures are drawn alone and the page says why"
+        else bad "report: the page of a grading on an A100 ($rep/pages/01-other-gpu.html)"; fi
 
-    # a grading that left no data for a chart: the chart is left out with the reason, the others are drawn
-    mkdir -p "$rep/no-data" && cp -r "$rep/planted/04-double-buffering-student" "$rep/no-data/"
-    rm "$rep/no-data/04-double-buffering-student/data/timeline.csv"
-    if report_page "$rep/no-data/04-double-buffering-student" "$rep/pages/04-no-data.html" &&
-        python3 grader/report/pagecheck.py "$rep/pages/04-no-data.html" --charts "${have_gnuplot:+chart-speed chart-timeline-ref}" \
-            --missing "${have_gnuplot:+chart-timeline-yours-missing}" >"$rep/pages/04-no-data.html.check" &&
-        grep -q 'the grading left no data/timeline.csv' "$rep/pages/04-no-data.html"; then
-        ok "report: a chart whose data the grading did not leave is one line saying so; the page's other charts are drawn"
-    else bad "report: the page of lab 04 without data/timeline.csv: $(head -2 "$rep/pages/04-no-data.html.check" | tr '\n' ' ')"; fi
+        # a grading that left no data for a chart: the chart is left out with the reason, the others are drawn
+        mkdir -p "$rep/no-data" && cp -r "$rep/planted/04-double-buffering-student" "$rep/no-data/"
+        rm "$rep/no-data/04-double-buffering-student/data/timeline.csv"
+        if report_page "$rep/no-data/04-double-buffering-student" "$rep/pages/04-no-data.html" &&
+            python3 grader/report/pagecheck.py "$rep/pages/04-no-data.html" --charts "${have_gnuplot:+chart-speed chart-timeline-ref}" \
+                --missing "${have_gnuplot:+chart-timeline-yours-missing}" >"$rep/pages/04-no-data.html.check" &&
+            grep -q 'the grading left no data/timeline.csv' "$rep/pages/04-no-data.html"; then
+            ok "report: a chart whose data the grading did not leave is one line saying so; the page's other charts are drawn"
+        else bad "report: the page of lab 04 without data/timeline.csv: $(head -2 "$rep/pages/04-no-data.html.check" | tr '\n' ' ')"; fi
+    fi
 
     # without gnuplot: the tables, and one line saying the charts need it
     py=$(python3 -c 'import sys; print(sys.executable)')
@@ -100,6 +105,7 @@ else
     else
         shots=0
         for page in "${pages[@]}" "$rep/pages/01-other-gpu.html" "$rep/pages/06-no-gnuplot.html"; do
+            [ -f "$page" ] || continue # the A100 page is made only where gnuplot draws charts
             png=$rep/$(basename "$page" .html).png
             timeout 90 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$rep/chromium-profile" \
                 --screenshot="$png" --window-size=1200,2000 "file://$(realpath "$page")" >"$rep/chromium.log" 2>&1
