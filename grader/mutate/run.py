@@ -32,7 +32,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import report  # noqa: E402  (beside this file)
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'report'))  # after this folder's
+import report  # noqa: E402  (beside this file: make mutate's report, not the page of grader/report/)
+import ratiolog  # noqa: E402  (grader/report/: the ratio log's format)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 MANIFEST_COLUMNS = ['id', 'operator', 'line', 'function', 'from', 'to', 'tests']
@@ -201,24 +203,13 @@ def build(out, todo, jobs, log):
 
 
 def reached(ratios_path):
-    """the share of its bar a test's best sound readings reached, the smallest over its checks (a ratios.tsv the
-    grading left: check, attempt, ratio, need, at_least, label, figures); None when it made no speed check"""
-    best = {}
+    """the share of its bar a test's sound readings reached (ratiolog.reached) in the ratios.tsv a grading of
+    one test left; None when it made no speed check"""
     try:
-        lines = open(ratios_path).read().splitlines()
+        got = ratiolog.reached(ratiolog.read(ratios_path))
     except OSError:
         return None
-    for line in lines:
-        f = line.split('\t')
-        if len(f) != 7 or f[6].startswith('NOT SOUND'):
-            continue
-        try:
-            ratio, need = float(f[2]), float(f[3])
-        except ValueError:
-            continue
-        share = ratio / need if f[4] == '1' else (need / ratio if ratio > 0 else 0.0)
-        best[f[0]] = max(best.get(f[0], 0.0), share)
-    return min(best.values()) if best else None
+    return min(got.values()) if got else None
 
 
 def run_test(bin_path, test, limit_s, log):

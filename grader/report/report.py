@@ -32,9 +32,10 @@ import sys
 import tempfile
 
 KIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ratiolog  # noqa: E402  (beside this file: the ratio log's format)
 HERE = os.path.join(KIT, 'grader', 'report')
 HISTORY_COLUMNS = ('time', 'lab', 'impl', 'points', 'max_points', 'ratio', 'sha256', 'check')
-RATIO_COLUMNS = ('check', 'attempt', 'ratio', 'need', 'at_least', 'label', 'figures')
 # points.tsv's statuses as the grader's table says them (partial: a speed test short of its bar, under linear credit)
 STATUS_WORDS = {'passed': 'passed', 'partial': 'PARTIAL', 'failed': 'FAILED', 'skipped': 'SKIPPED',
                 'ungraded': 'NOT GRADED'}
@@ -103,22 +104,15 @@ def read_ratios(d):
     path = os.path.join(d, 'ratios.tsv')
     if not os.path.exists(path):
         return []
+    try:
+        rows = ratiolog.parse(read_text(path).splitlines(), path, strict=True)
+    except ValueError as e:
+        raise Stop(str(e))
     checks = {}
-    for n, line in enumerate(read_text(path).splitlines(), 1):
-        if not line.strip():
-            continue
-        f = line.split('\t')
-        try:
-            if len(f) != len(RATIO_COLUMNS):
-                raise ValueError
-            r = dict(zip(RATIO_COLUMNS, f))
-            attempt, ratio, need, at_least = int(r['attempt']), float(r['ratio']), float(r['need']), int(r['at_least'])
-        except ValueError:
-            raise Stop(f'{path}:{n}: not {len(RATIO_COLUMNS)} tab-separated columns ({", ".join(RATIO_COLUMNS)})')
-        c = checks.setdefault(r['check'], {'check': r['check'], 'label': r['label'], 'need': need,
-                                           'at_least': at_least != 0, 'attempts': []})
-        c['attempts'].append({'attempt': attempt, 'ratio': ratio, 'figures': r['figures'],
-                              'sound': not r['figures'].startswith('NOT SOUND')})
+    for r in rows:
+        c = checks.setdefault(r['check'], {'check': r['check'], 'label': r['label'], 'need': r['need'],
+                                           'at_least': r['at_least'], 'attempts': []})
+        c['attempts'].append({k: r[k] for k in ('attempt', 'ratio', 'figures', 'sound')})
     return list(checks.values())
 
 

@@ -26,6 +26,9 @@ import sys
 import tempfile
 import time
 
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'report'))
+import ratiolog  # noqa: E402  (the ratio log's format, shared with the report page)
+
 from kitlabs import KIT, labs as kit_labs
 
 
@@ -166,15 +169,8 @@ def said(res, test):
 
 # ===== Reading the graders' logs and the kept tables =====
 def read_log(path, run):
-    """measurement rows of one ratio log (the grader's XL_RATIO_LOG: check, attempt, ratio, need, at_least, label,
-    figures)"""
-    rows = []
-    for line in open(path):
-        f = line.rstrip('\n').split('\t')
-        if len(f) == 7:
-            rows.append(typed(dict(zip(('check', 'attempt', 'ratio', 'need', 'at_least', 'label', 'figures'), f),
-                                   run=run)))
-    return rows
+    """measurement rows of one ratio log (the grader's XL_RATIO_LOG, read by grader/report/ratiolog.py), of run"""
+    return [dict(r, run=run) for r in ratiolog.read(path)]
 
 
 def kept_runs(stem):

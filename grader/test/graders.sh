@@ -184,33 +184,17 @@ for a in ${alone[@]+"${alone[@]}"}; do
 done
 
 # ===== Linear speed credit at its default floor: no planted mutant a speed test kills earns a point =====
-if [ $gpu_rc -eq 0 ] && command -v python3 >/dev/null 2>&1; then
+planted_logs=() # NAME=FILE of every sound reading of the planted mutants on their targets, beside others and alone
+for f in "$LOG"/*-mutant-*-ratios.tsv "$LOG"/*-mutant-*-alone*/ratios.tsv; do
+    [ -f "$f" ] || continue
+    who=${f#"$LOG"/}; who=${who%%/*}; who=${who%-ratios.tsv}; who=${who%-alone*}
+    planted_logs+=("$who=$f")
+done
+if [ $gpu_rc -eq 0 ] && [ ${#planted_logs[@]} -gt 0 ]; then
     section "linear speed credit: how close the planted mutants came to the bars of the speed tests that kill them"
-    # every sound reading of the planted mutants on their targets, beside others and alone; a test's share is its
-    # smallest check's best reading over the bar (as grader/mutate/run.py's reached())
-    closest=$(for f in "$LOG"/*-mutant-*-ratios.tsv "$LOG"/*-mutant-*-alone*/ratios.tsv; do
-        [ -f "$f" ] || continue
-        who=${f#"$LOG"/}; who=${who%%/*}; who=${who%-ratios.tsv}; who=${who%-alone*}
-        echo "$who $f"
-    done | python3 -c '
-import sys
-best = {}
-for line in sys.stdin:
-    who, path = line.split()
-    for row in open(path):
-        f = row.rstrip("\n").split("\t")
-        if len(f) != 7 or f[6].startswith("NOT SOUND"):
-            continue
-        r, need = float(f[2]), float(f[3])
-        share = r / need if f[4] == "1" else (need / r if r > 0 else 0.0)
-        key = (who, f[0].split("#")[0])
-        best.setdefault(key, {})
-        best[key][f[0]] = max(best[key].get(f[0], 0.0), share)
-tests = sorted(((min(c.values()), who, t) for (who, t), c in best.items() if min(c.values()) < 1), reverse=True)
-print("%.3f %s %s" % tests[0] if tests else "0 none none")')
-    read -r share who test <<<"$closest"
+    read -r share who test <<<"$(python3 grader/report/ratiolog.py closest "${planted_logs[@]}")"
     floor=$(XL_SPEED_CREDIT=linear XL_POINTS_TABLE=1 $B/bin/grade-selftest | sed -n 's/.* from none at \([0-9]*\)% of the bar.*/0.\1/p')
-    if awk -v s="$share" -v f="$floor" 'BEGIN { exit !(s < f) }'; then
+    if [ -n "$share" ] && [ -n "$floor" ] && awk -v s="$share" -v f="$floor" 'BEGIN { exit !(s < f) }'; then
         ok "linear speed credit: the closest planted mutant reached $share of its bar ($who, $test), under the default floor $floor: none earns a point"
-    else bad "linear speed credit: planted mutant $who reached $share of $test's bar, not under the floor $floor: it would earn points"; fi
+    else bad "linear speed credit: planted mutant $who reached ${share:-?} of $test's bar, not under the floor ${floor:-?}: it would earn points"; fi
 fi
