@@ -205,12 +205,18 @@ def definitions():
     return defs
 
 
+def one_range(text):
+    """'0.99 to 0.99' (a range whose ends print the same) as '0.99'; any other text as it is"""
+    m = re.fullmatch(r'(\S+) to (\S+)((?: \S+)?)', text)
+    return m.group(1) + m.group(3) if m and m.group(1) == m.group(2) else text
+
+
 def value(defs, name):
     """the text of figure name, from its definition"""
     fmt, expr, where = defs[name]
     try:
         v = eval(expr, dict(NAMES, __builtins__={}))  # the kit's own definitions, not input from outside
-        return fmt.format(*(v if isinstance(v, tuple) else (v,)))
+        return one_range(fmt.format(*(v if isinstance(v, tuple) else (v,))))
     except FigureError as e:
         raise FigureError('%s (%s): %s' % (where, name, e))
     except Exception as e:  # a mistake in the expression or its format: one line naming the definition
