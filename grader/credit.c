@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Above every planted mutant a speed or timed test kills: the closest reached 0.67 of its bar (lab 02's pageable
- * buffers, 1.0x against 1.5x, H200, 2026-11-24), so at 0.75 none earns a point */
+/* Above every mutant a speed or timed test kills: the closest planted one reached 0.65 to 0.68 of its bar (lab 02's
+ * pageable buffers, about 1.0x against 1.5x; make test on an H100 and an H200, 2026-11-24), the closest generated
+ * one 0.50 (make mutate, H100), so at 0.75 none earns a point */
 #define FLOOR_DEFAULT 0.75
 #define FLOOR_MIN 0.5  /* below half the bar a sound reading is a far miss (XL_FAR_MISS): it earns nothing */
 #define FLOOR_MAX 0.99 /* at the bar there is no room left for a line */
@@ -26,14 +27,14 @@ static double floor_fraction(void)
 int xl_credit_linear(void)
 {
     const char *s = getenv("XL_SPEED_CREDIT");
-    return s && strcmp(s, "linear") == 0;
+    return !s || strcmp(s, "all") != 0;
 }
 
 int xl_credit_check(char *why, size_t len)
 {
     const char *s = getenv("XL_SPEED_CREDIT");
     if (s && *s && strcmp(s, "all") != 0 && strcmp(s, "linear") != 0) {
-        snprintf(why, len, "XL_SPEED_CREDIT is all (all or nothing at the bar, the default) or linear, not '%s'", s);
+        snprintf(why, len, "XL_SPEED_CREDIT is linear (part of the points from a floor to the bar, the default) or all (all or nothing at the bar), not '%s'", s);
         return -1;
     }
     if (floor_fraction() < 0) {

@@ -1,11 +1,11 @@
 /* credit.h - how much of a speed test's points a reading below its bar earns: the instructor's choice.
  *
- * Part of xferlab's grader library. XL_SPEED_CREDIT=all (the default) gives a speed test all its points at its bar
- * and none below. XL_SPEED_CREDIT=linear gives part of them to a sound reading between a floor and the bar, in a
- * straight line from none at the floor to all at the bar; the floor is the bar times XL_SPEED_FLOOR (0.5 to 0.99,
- * default 0.75, above what the planted mutants reach) for an "at least" bar, the bar divided by it for an "at most"
- * one. A test with several speed checks
- * earns the smallest share among them; a failed correctness check still earns nothing.
+ * Part of xferlab's grader library. XL_SPEED_CREDIT=linear (the default, unset or empty too) gives part of a speed
+ * test's points to a sound reading between a floor and the bar, in a straight line from none at the floor to all at
+ * the bar; the floor is the bar times XL_SPEED_FLOOR (0.5 to 0.99, default 0.75, above what the planted and
+ * generated mutants reach) for an "at least" bar, the bar divided by it for an "at most" one. XL_SPEED_CREDIT=all
+ * gives a speed test all its points at its bar and none below. A test with several speed checks earns the smallest
+ * share among them; a failed correctness check still earns nothing.
  */
 #ifndef XL_CREDIT_H
 #define XL_CREDIT_H
@@ -22,7 +22,7 @@ extern "C" {
  * line in why saying what they take */
 int xl_credit_check(char *why, size_t len);
 
-/* xl_credit_linear - 1 under XL_SPEED_CREDIT=linear, else 0 */
+/* xl_credit_linear - 1 unless XL_SPEED_CREDIT=all */
 int xl_credit_linear(void);
 
 /* xl_credit_floor - the reading below which a check under need earns nothing (see above); need's own value when

@@ -144,7 +144,7 @@ static void short_of_bar(void *ctx, double *ratio, char *figures, size_t len)
 
 XL_TEST(model, ratio_partial, 4, XL_ALONE,
         "a ratio (0.6 against 0.8) and a timed figure (200 against at most 150) short of their bars fail, or earn "
-        "part of the points under XL_SPEED_CREDIT=linear, the smaller share of the two",
+        "part of the points under linear credit (the default), the smaller share of the two",
         5)
 {
     xl_ratio_check(short_of_bar, NULL, XL_AT_LEAST(0.8), "short");

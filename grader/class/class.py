@@ -9,8 +9,10 @@ no account (from 1700000000, a block per run), so it cannot touch the kit, OUT o
 submissions a GPU that was there at the start is probed again: if it fails, grading stops with a report.
 
 OUT (default build/class) gets results/<student>/<NN-slug>/ (results.json in Gradescope's format,
-points.tsv, log.txt, record.json), gradebook.csv (student, lab, points, max, status, seconds, one column per
-test), and summary.txt (each lab's distribution and the tests most often failed). A submission whose
+points.tsv, log.txt, record.json, and for the report page ratios.tsv, device.txt and data/*.csv), gradebook.csv
+(student, lab, points, max, status, seconds, one column per test), summary.txt (each lab's distribution and the
+tests most often failed), and the class's dashboard (dashboard.py beside this file: index.html and dashboard/, safe
+to share, each student a label; dashboard-key.csv says who is who; --names shows the names). A submission whose
 record.json was made from the same file is not graded again unless --force: an interrupted run resumes
 where it stopped, and a changed file is graded again. Before each grading it waits (--idle-wait, default 300 s)
 for other processes to leave the GPU; a submission with a speed test that the grader could not measure soundly
@@ -31,6 +33,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -39,6 +42,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts'))  # kitlabs.py
 from kitlabs import KIT, labs as kit_labs
 
+# what a grading leaves for its report page beside data/*.csv (grader/results.c; results.json and points.tsv first)
+RESULT_FILES = ('results.json', 'points.tsv', 'ratios.tsv', 'device.txt')
+RESULT_FILE_MAX = 64 << 20  # bytes of one such file kept; a larger one is left out
+DATA_FILES_MAX = 32         # data/*.csv files kept per grading
 UID_BASE = 1700000000  # submissions run as user and group ids from here, in blocks of 100000 per run: no account
 NAME_OK = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._@+-]*$')
 FILE_FORM = re.compile(r'^(?P<student>.+?)[_.-](?:lab)?(?P<lab>\d\d)(?:-[a-z0-9-]+)?\.cu$')
@@ -294,17 +301,44 @@ def record_for(job, status, message, seconds, max_points):
     return rec
 
 
+def copy_plain(src, dst, limit=RESULT_FILE_MAX):
+    """copies src to dst when src is a plain file (not a link, a pipe or a device) of at most limit bytes: what a
+    submission left in its results folder cannot make this process read anything else; True when copied"""
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(fd, 'rb') as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return False
+        with open(dst, 'wb') as o:
+            o.write(f.read(limit))
+    return True
+
+
 def save(out, job, rec):
-    """results/<student>/<slug>/: record.json last, so a half-saved submission is graded again on resume"""
+    """results/<student>/<slug>/: what the grading left for the points and the report page (RESULT_FILES, and
+    data/*.csv), or a results.json that says why there are no points; record.json last, so a half-saved
+    submission is graded again on resume"""
     d = os.path.join(out, 'results', job['student'], job['slug'])
     os.makedirs(d, exist_ok=True)
-    for f in ('results.json', 'points.tsv'):
-        src = os.path.join(job['ws'], 'results', f)
-        if rec['status'] in ('graded', 'regrade', 'no-gpu') and os.path.isfile(src):
-            shutil.copyfile(src, os.path.join(d, f))
-        elif f == 'results.json':
-            json.dump({'score': 0, 'output': rec['message'], 'visibility': 'visible', 'tests': []},
-                      open(os.path.join(d, f), 'w'), indent=1)
+    for f in RESULT_FILES[2:]:  # an earlier grading's figures go: this one's replace them, or none are there
+        if os.path.lexists(os.path.join(d, f)):
+            os.remove(os.path.join(d, f))
+    shutil.rmtree(os.path.join(d, 'data'), ignore_errors=True)
+    src = os.path.join(job['ws'], 'results')
+    kept = rec['status'] in ('graded', 'regrade', 'no-gpu')
+    for f in RESULT_FILES:
+        if not (kept and copy_plain(os.path.join(src, f), os.path.join(d, f))) and f == 'results.json':
+            json.dump({'score': 0, 'max_score': rec['max'], 'output': rec['message'], 'visibility': 'visible',
+                       'tests': []}, open(os.path.join(d, f), 'w'), indent=1)
+    data = os.path.join(src, 'data')
+    if kept and os.path.isdir(data) and not os.path.islink(data):
+        os.makedirs(os.path.join(d, 'data'), exist_ok=True)
+        for n in sorted(os.listdir(data))[:DATA_FILES_MAX]:
+            if n.endswith('.csv'):
+                copy_plain(os.path.join(data, n), os.path.join(d, 'data', n))
     try:
         shutil.copyfile(job['log'], os.path.join(d, 'log.txt'))
     except OSError:  # the submission deleted its own copy
@@ -331,14 +365,17 @@ def graded_as(out, student, slug, gpu):
 
 
 def records(out):
-    """every saved record under OUT/results"""
+    """every saved record under OUT/results; ValueError naming a record that cannot be read"""
     recs = []
     base = os.path.join(out, 'results')
     for student in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         for slug in sorted(os.listdir(os.path.join(base, student))):
             f = os.path.join(base, student, slug, 'record.json')
             if os.path.isfile(f):
-                recs.append(json.load(open(f)))
+                try:
+                    recs.append(json.load(open(f)))
+                except (OSError, ValueError) as e:
+                    raise ValueError('%s: cannot be read (%s)' % (f, getattr(e, 'strerror', None) or e))
     return recs
 
 
@@ -376,6 +413,18 @@ def summary(recs):
         lines.append('most often failed: ' + ', '.join('%s (%d)' % kv for kv in
                                                        sorted(fails.items(), key=lambda kv: (-kv[1], kv[0]))[:8]))
     return lines
+
+
+def write_dashboard(out, names):
+    """builds the class's dashboard, OUT/index.html (dashboard.py); the line that says where it is, or why there is
+    none (the gradebook stands either way)"""
+    import dashboard  # beside this file; it imports this one for records()
+    try:
+        return dashboard.build(out, records(out), names)
+    except (dashboard.Stop, ValueError) as e:
+        return 'dashboard: not written: %s' % e
+    except Exception as e:  # the grading is done: one line, never a traceback
+        return 'dashboard: not written: %s: %s' % (type(e).__name__, e)
 
 
 # ===== Grading, here or on Slurm =====
@@ -570,6 +619,8 @@ def main():
     ap.add_argument('--slurm', action='store_true', help='grade on Slurm: one array task per submission')
     ap.add_argument('--slurm-args', default='--gres=gpu:1',
                     help='more sbatch options (default "--gres=gpu:1"; "" without GPUs)')
+    ap.add_argument('--names', action='store_true',
+                    help='the dashboard (OUT/index.html) names the students: for course staff only, not safe to share')
     ap.add_argument('--task', help=argparse.SUPPRESS)  # FILE:N, one array task (set by --slurm); XL_CLASS_GPU=1:
     # the node must pass the GPU probe (a task that fails it leaves no record, so the next run grades it)
     ap.error = lambda msg: die('%s (make class ARGS="--help" lists the options)' % msg)  # one line, not a usage dump
@@ -655,6 +706,7 @@ def main():
     lines = summary(recs) + ([('stopped: ' + stopped)] if stopped else [])
     lines.append('gradebook: %s; results: %s/results/<student>/<lab>/results.json; took %s' % (
         os.path.join(out, 'gradebook.csv'), out, fmt_time(time.monotonic() - t0)))
+    lines.append(write_dashboard(out, a.names))
     open(os.path.join(out, 'summary.txt'), 'w').write('\n'.join(lines) + '\n')
     print('\n'.join(lines))
     return 1 if stopped else 0

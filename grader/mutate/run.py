@@ -10,7 +10,8 @@ It reads OUT/NN-slug/manifest.tsv, which grader/mutate/generate.py writes where 
 (grader/mutate/mutate.mk); one that does not compile is stillborn. (2) Grades the reference test by test, timing
 each; a lab whose reference loses a point is left out (the GPU is not fit to judge). (3) Runs each mutant's
 tests (the manifest's `tests`: those that reach the changed function), fastest first, each limited to
-max(5 s, 3 x the reference's time + 2 s); the first that loses points, times out or gives no results kills it.
+max(5 s, 3 x the reference's time + 2 s); the first that takes all its points, times out or gives no results
+kills it (a speed test that leaves it part of its points under partial credit does not).
 The tests that time nothing run for --gpu-jobs mutants at once; the timed ones (XL_TIMED), and any test that ran
 out of time beside the others, then run for one mutant at a time with the GPU to itself.
 A mutant no test kills survived, or is equivalent when grader/mutants/NN-slug/equivalent.txt lists it; a listed
@@ -214,7 +215,8 @@ def reached(ratios_path):
 
 def run_test(bin_path, test, limit_s, log):
     """runs one test of a grader under a time limit; returns (outcome, seconds, reached) where outcome is 'passed',
-    'lost' (score < max), 'skipped', 'ungraded' (NOT GRADED: its measurement was unsound), 'timeout' or 'noresult'
+    'lost' (no points), 'kept' (some of its points, not all: partial speed credit, which does not kill), 'skipped',
+    'ungraded' (NOT GRADED: its measurement was unsound), 'timeout' or 'noresult'
     (crashed, or no points.tsv), and reached is what reached() gives for its speed checks (None: none)"""
     suite, name = test.split('.', 1)
     with tempfile.TemporaryDirectory(prefix='xl-mutate-') as res, open(log, 'a') as f:
@@ -255,7 +257,9 @@ def run_test(bin_path, test, limit_s, log):
         return 'noresult', secs, got
     if row[3] in ('skipped', 'ungraded'):
         return row[3], secs, got
-    return ('passed' if int(row[1]) >= int(row[2]) and row[3] == 'passed' else 'lost'), secs, got
+    if int(row[1]) >= int(row[2]) and row[3] == 'passed':
+        return 'passed', secs, got
+    return ('kept' if int(row[1]) > 0 else 'lost'), secs, got
 
 
 # ===== One lab =====
@@ -287,7 +291,7 @@ def grade_reference(out, slug, tests, points=None):
         if outcome == 'skipped':
             raise Fail('the reference of %s was SKIPPED on %s: grading mutants needs a GPU' % (slug, t))
         if outcome != 'passed':
-            why = {'lost': 'lost points', 'timeout': 'timed out', 'ungraded': 'was NOT GRADED (a measurement it could '
+            why = {'lost': 'lost points', 'kept': 'lost points', 'timeout': 'timed out', 'ungraded': 'was NOT GRADED (a measurement it could '
                    'not trust)', 'noresult': 'gave no results (not a test of the grader? regenerate: make mutate-gen)'}[
                 outcome]
             raise Fail('%s: the reference %s on %s (log: %s): this GPU is not fit to judge; lab left out' % (
@@ -309,12 +313,13 @@ def timed_tests(slug):
 
 def grade_mutant(out, slug, m, tests, ref_times, shared=False):
     """(status, killed_by, seconds, left, reached) of one built mutant on tests, in that order, until one kills it
-    (reached: how close the killing test's speed checks came to their bars, see reached()). shared:
+    (reached: how close the killing test's speed checks came to their bars, see reached(); for a survivor, those of
+    a test that left it part of its points). shared:
     other gradings use the GPU beside it, so a test that runs out of time or is NOT GRADED there is not judged but
     left (left) for a grading alone. Alone, a NOT GRADED test is graded again, up to 3 times; one never graded
     does not kill"""
     log = os.path.join(out, slug, 'log', m['id'] + '.log')
-    total, left = 0.0, []
+    total, left, kept = 0.0, [], None
     for t in tests:
         for _ in range(1 if shared else 3):
             outcome, secs, got = run_test(binary(out, slug, m['id']), t, max(5.0, 3 * ref_times[t] + 2), log)
@@ -325,9 +330,11 @@ def grade_mutant(out, slug, m, tests, ref_times, shared=False):
             raise Fail('%s: %s was SKIPPED for mutant %s: grading mutants needs a GPU' % (slug, t, m['id']))
         if outcome in ('timeout', 'ungraded') and shared:
             left.append(t)
+        elif outcome == 'kept':
+            kept = got if kept is None or (got is not None and got > kept) else kept
         elif outcome not in ('passed', 'ungraded'):
             return 'killed', t, total, [], got
-    return 'survived', '', total, left, None
+    return 'survived', '', total, left, kept
 
 
 def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):

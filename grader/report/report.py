@@ -13,7 +13,8 @@ chart whose data is absent is left out with a line saying why.
 Each call also appends a row to history.csv beside OUT.html (time, lab, impl, points, max_points, ratio, sha256,
 check: the first speed check's deciding ratio and the digest of --source), and the page draws the lab's earlier
 attempts from it. --lab NN-slug and --impl student|solution name the grading when RESULTS_DIR's name does not
-(NN-slug-IMPL); --history FILE puts the history elsewhere.
+(NN-slug-IMPL); --history FILE puts the history elsewhere; --no-history keeps none (no row appended, no attempts
+drawn: make class's pages, rendered again from the same gradings each time its dashboard is built).
 Exit 0 with the page written (OUT.html.new, then renamed: never half a page), or 2 after one line on stderr.
 """
 import argparse
@@ -233,6 +234,11 @@ def gp_quote(s):
     return "'" + str(s).replace("'", "''") + "'"
 
 
+def gp_vars(vars):
+    """gnuplot's -e text that sets each of vars: numbers as they are, anything else as a quoted string"""
+    return '; '.join(f'{k}={v!r}' if isinstance(v, (int, float)) else f'{k}={gp_quote(v)}' for k, v in vars.items())
+
+
 def gp_dquote(s):
     """s as a gnuplot double-quoted string (for tic labels written into a defs file)"""
     return '"' + str(s).replace('\\', '\\\\').replace('"', '\\"') + '"'
@@ -264,8 +270,7 @@ class Charts:
         self.n += 1
         out = self.scratch(f'chart{self.n}')
         vars.update(out=out, fmt='svg')
-        setv = '; '.join(f'{k}={v!r}' if isinstance(v, (int, float)) else f'{k}={gp_quote(v)}'
-                         for k, v in vars.items())
+        setv = gp_vars(vars)
         try:
             p = subprocess.run([self.gnuplot, '-e', setv, os.path.join(HERE, script)], cwd=KIT, capture_output=True,
                                text=True, timeout=60)
@@ -563,13 +568,14 @@ def render(args):
     stamp = datetime.datetime.fromtimestamp(os.path.getmtime(os.path.join(d, 'results.json')))
     first_check = checks[0] if checks else None
     ratio = deciding_ratio(first_check) if first_check else None
-    history_path = args.history or os.path.join(os.path.dirname(args.out) or '.', 'history.csv')
+    history_path = None if args.no_history else \
+        args.history or os.path.join(os.path.dirname(args.out) or '.', 'history.csv')
     entry = {
         'time': datetime.datetime.now().astimezone().isoformat(timespec='seconds'), 'lab': slug, 'impl': impl,
         'points': fmt_points(score), 'max_points': fmt_points(max_score),
         'ratio': '' if ratio is None or not math.isfinite(ratio) else f'{ratio:.6g}', 'sha256': sha256_of(source),
         'check': first_check['check'] if first_check else ''}
-    history = read_history(history_path) + [entry]
+    history = (read_history(history_path) if history_path else []) + [entry]
     mine = [r for r in history if r.get('lab') == slug and r.get('impl') == impl][-30:]
 
     who = ('your lab.cu' if impl == 'student' else 'the reference solution') + \
@@ -658,11 +664,13 @@ def render(args):
               f'checks\' figures, and the figures the grading measured are in {esc(d)}/data/.</p>\n')
         w(speed_section(charts, checks, device, {t['name']: t['status'] for t in tests}))
         w(lab_charts(charts, slug, d, device))
-        w(history_section(charts, mine, first_check, slug))
+        if history_path:
+            w(history_section(charts, mine, first_check, slug))
         w('</section>\n')
 
     w(f'<footer>Written by grader/report/report.py from {esc(d)}/ (results.json, points.tsv, ratios.tsv, '
-      f'device.txt, data/); the history is {esc(history_path)}. Bandwidth is decimal GB/s: '
+      f'device.txt, data/)' + (f'; the history is {esc(history_path)}' if history_path else '') +
+      '. Bandwidth is decimal GB/s: '
       'bytes &times; 10<sup>-6</sup> / milliseconds.</footer>\n')
     title = f'Lab {lab_id} {slug[3:]}: {fmt_points(score)}/{fmt_points(max_score)}'
     with open(os.path.join(HERE, 'page.css'), encoding='utf-8') as f:
@@ -678,7 +686,8 @@ def render(args):
                 f.write(page)
         except OSError as e:
             raise Stop(f'{tmp_out}: cannot be written ({e.strerror})')
-        append_history(history_path, entry)
+        if history_path:
+            append_history(history_path, entry)
         os.replace(tmp_out, args.out)
     finally:
         if os.path.isfile(tmp_out):  # nothing half-written is left
@@ -827,6 +836,7 @@ def main():
     ap.add_argument('--lab', help='NN-slug, when the folder\'s name does not say it')
     ap.add_argument('--impl', choices=('student', 'solution'), help='when the folder\'s name does not say it')
     ap.add_argument('--history', help='the history CSV (default: history.csv beside OUT)')
+    ap.add_argument('--no-history', action='store_true', help='keep no history: append nothing, draw no attempts')
     args = ap.parse_args()
     try:
         render(args)

@@ -26,10 +26,13 @@ set arrow 100 from first 1, graph 0 to first 1, graph 1 nohead lw 2.5 lc rgb "#0
 set style textbox opaque noborder margins 2,1
 
 is(v) = strcol("verdict") eq v ? column("y") : NaN
+# a label goes right of its point, except between the far left and the bar, where it goes left, towards the miss
+# side's free room; near the left edge (a figure of 0 or far off the scale) it goes right, inside the chart
+right_of(x) = x >= 1 || x < 0.35
 plot data using "x":(is("passed")) with points pt 7 ps 1.3 lc rgb "#1a7f37" title "meets its bar", \
      data using "x":(is("missed")) with points pt 5 ps 1.2 lc rgb "#c62828" title "misses its bar", \
      data using "x":(is("not sound")) with points pt 6 ps 1.4 lw 2 lc rgb "#777777" title "NOT SOUND: not graded", \
-     data using "x":(column("x") >= 1 ? column("y") : NaN):"text" with labels left offset char 1.2,0 font ",11" \
-        noenhanced notitle, \
-     data using "x":(column("x") < 1 ? column("y") : NaN):"text" with labels right offset char -1.2,0 font ",11" \
-        noenhanced notitle
+     data using "x":(right_of(column("x")) ? column("y") : NaN):"text" with labels left offset char 1.2,0 \
+        font ",11" noenhanced notitle, \
+     data using "x":(right_of(column("x")) ? NaN : column("y")):"text" with labels right offset char -1.2,0 \
+        font ",11" noenhanced notitle

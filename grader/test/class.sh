@@ -91,6 +91,12 @@ if classrun first; then
     ok "class: $n_subs submissions graded in $(($(date +%s) - t0)) s ($(grep -c '^' "$cls/out/gradebook.csv") gradebook lines)"
     grep -q "skipped not a name_01.cu" "$LOG/class-first.log" && ok "class: a file named wrongly is skipped with what to name it" ||
         bad "class: the wrongly named file was not reported"
+    # the dashboard (grader/test/dashboard.sh checks what it says): make class writes it, and it stands on its own
+    if grep -q "^dashboard: $cls/out/index.html (" "$LOG/class-first.log" &&
+        python3 grader/report/pagecheck.py "$cls/out/index.html" >"$LOG/class-dashboard.check" &&
+        [ "$(ls "$cls"/out/dashboard/submission-*/*.html | wc -l)" = "$(($(grep -c '^' "$cls/out/gradebook.csv") - 1))" ]; then
+        ok "class: make class writes the dashboard, $cls/out/index.html, with a report page per submission; every link resolves"
+    else bad "class: the dashboard of make class: $(grep '^dashboard' "$LOG/class-first.log") $(head -2 "$LOG/class-dashboard.check" | tr '\n' ' ')"; fi
     for id in 01 03; do
         slug=$(basename labs/$id-*)
         read -r refp refst <<<"$(pointsof ref$id $slug)"

@@ -22,7 +22,7 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
     expect model.hidden 1 passed "a hidden test counts like any other"
     expect model.ratio_retry 2 passed "a ratio under its threshold is measured again, and the second try counts"
     expect model.ratio_low 0 failed "a ratio under its threshold in 3 tries fails"
-    expect model.ratio_partial 0 failed "speed checks short of their bars earn nothing by default (all or nothing)"
+    expect model.ratio_partial 0 failed "speed checks short of their bars but under the default floor (0.75 of the bar) earn nothing"
     expect model.ratio_unsound 0 ungraded "a low ratio from an unsound measurement (the kit's baseline moved) is NOT GRADED, not failed"
     expect model.ratio_impossible_then_true 2 passed "an impossible figure (above its bound) never passes; the true one after it does"
     expect model.ratio_nan 0 ungraded "a ratio that is not a number is NOT GRADED"
@@ -65,16 +65,19 @@ if XL_NO_GPU=1 XL_RATIO_LOG=$LOG/selftest-ratios.tsv grade $B/bin/grade-selftest
         got=$(score "$LOG/selftest-$name/points.tsv" model.ratio_partial)
         [ "${got%% *}" = "$want_s" ] && [ "${got##* }" = "$want_st" ] && echo ok || echo "got '$got'"
     }
-    r1=$(partial linear 2 partial XL_SPEED_CREDIT=linear XL_SPEED_FLOOR=0.5) r2=$(partial floor 0 failed XL_SPEED_CREDIT=linear)
+    r1=$(partial linear 2 partial XL_SPEED_FLOOR=0.5) r2=$(partial floor 0 failed XL_SPEED_CREDIT=linear)
+    r3=$(partial all 0 failed XL_SPEED_CREDIT=all XL_SPEED_FLOOR=0.5)
+    if [ "$r3" = ok ]; then ok "grading model: XL_SPEED_CREDIT=all gives nothing below the bar, whatever the floor"
+    else bad "grading model: XL_SPEED_CREDIT=all, floor 0.5: $r3 (log: $LOG/selftest-all.log)"; fi
     if [ "$r1" = ok ] && [ "$r2" = ok ] && grep -q 'PARTIAL (a speed check short of its bar)' "$LOG/selftest-linear.log" &&
         grep -q '50% of the way up from the floor' "$LOG/selftest-linear/results.json" &&
         [ "$(score "$LOG/selftest-linear/points.tsv" model.ratio_far)" = "0 1 failed" ] &&
         [ "$(score "$LOG/selftest-linear/points.tsv" model.ratio_low)" = "0 1 failed" ]; then
-        ok "grading model: XL_SPEED_CREDIT=linear with XL_SPEED_FLOOR=0.5 gives 2 of 4 points to readings half way up from their floors (the smaller share of two checks), none at the default floor (0.75 of the bar), none to a far miss or a share worth less than a point"
+        ok "grading model: linear credit (the default) with XL_SPEED_FLOOR=0.5 gives 2 of 4 points to readings half way up from their floors (the smaller share of two checks), none at the default floor (0.75 of the bar), none to a far miss or a share worth less than a point"
     else bad "grading model: linear credit, floor 0.5: $r1, default floor: $r2 (logs: $LOG/selftest-linear.log, $LOG/selftest-floor.log)"; fi
-    if XL_SPEED_CREDIT=linear XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests: a speed test below its bar earns part of its points, in a straight line from none at 75% of the bar' &&
-        ! XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests'; then
-        ok "grading model: the points table states the linear curve and its floor, and nothing under all or nothing"
+    if XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests: a speed test below its bar earns part of its points, in a straight line from none at 75% of the bar' &&
+        ! XL_SPEED_CREDIT=all XL_POINTS_TABLE=1 $B/bin/grade-selftest | grep -q '^Speed tests'; then
+        ok "grading model: the points table states the linear curve (the default) and its floor, and nothing under XL_SPEED_CREDIT=all"
     else bad "grading model: the points table does not state the speed credit"; fi
 else
     bad "the selftest grader did not produce results (log: $LOG/selftest.log)"

@@ -107,18 +107,14 @@ else
         for page in "${pages[@]}" "$rep/pages/01-other-gpu.html" "$rep/pages/06-no-gnuplot.html"; do
             [ -f "$page" ] || continue # the A100 page is made only where gnuplot draws charts
             png=$rep/$(basename "$page" .html).png
-            timeout 90 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$rep/chromium-profile" \
-                --screenshot="$png" --window-size=1200,2000 "file://$(realpath "$page")" >"$rep/chromium.log" 2>&1
-            if python3 grader/report/pngcheck.py "$png" 1200 2000 1f3a5f >"$png.check"; then shots=$((shots + 1))
+            if page_shot "$page" "$png" "$rep/chromium-profile"; then shots=$((shots + 1))
             else bad "report: Chromium's screenshot of $(basename "$page"): $(cat "$png.check")"; fi
         done
         [ $shots -gt 0 ] && ok "report: headless Chromium drew $shots pages: each screenshot 1200x2000, not blank, the page's header in it (kept: $rep/*.png)"
         pdf=$rep/01-pageable-copy.pdf
-        timeout 90 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$rep/chromium-profile" --no-pdf-header-footer \
-            --print-to-pdf="$pdf" "file://$(realpath "$p01")" >"$rep/chromium-pdf.log" 2>&1
-        if [ "$(head -c 5 "$pdf" 2>/dev/null)" = "%PDF-" ] && grep -aq '/MediaBox \[0 0 594\.[0-9]* 841\.[0-9]*\]' "$pdf"; then
+        if page_a4 "$p01" "$pdf" "$rep/chromium-profile"; then
             ok "report: a page prints to A4 (Chromium's PDF: $pdf, $(grep -ac '/Type /Page\b' "$pdf") pages)"
-        else bad "report: lab 01's page did not print to an A4 PDF (log: $rep/chromium-pdf.log)"; fi
+        else bad "report: lab 01's page did not print to an A4 PDF (log: $pdf.log)"; fi
         rm -rf "$rep/chromium-profile"
     fi
 fi

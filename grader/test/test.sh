@@ -7,11 +7,11 @@
 # hidden (XL_NO_GPU=1), on the other half of the cores where there are 8 or more: the grading model (model.sh), what
 # people type (cli.sh), Gradescope and the student tree (packaging.sh), make stability (stability.sh), the docs and
 # charts (docs.sh), the report page in a browser (report.sh), a table of bad inputs (badinput.sh), and in a lane of
-# its own grading a class (class.sh).
+# its own grading a class (class.sh) and the class's dashboard (dashboard.sh).
 # Without a GPU the same checks run for the CPU tests and every GPU test must be SKIPPED.
 # Ends with "xferlab: N passed, N failed, N skipped"; exits 1 when anything failed.
 # XL_TEST_LABS="03 04" grades only those labs' graders (the other sections always run); XL_CLASS=0 leaves out
-# the class-grading section.
+# the class-grading sections.
 
 # ===== Setup =====
 set -u
@@ -54,7 +54,7 @@ lanes=(host)
 lane host grader/test/model.sh grader/test/cli.sh grader/test/packaging.sh grader/test/stability.sh grader/test/docs.sh \
     grader/test/report.sh grader/test/badinput.sh
 if [ "${XL_CLASS:-1}" = 0 ]; then skipped "class: left out (XL_CLASS=0)"
-elif [ -f grader/test/class.sh ]; then lanes+=(class) && lane class grader/test/class.sh; fi
+elif [ -f grader/test/class.sh ]; then lanes+=(class) && lane class grader/test/class.sh grader/test/dashboard.sh; fi
 [ -z "$gpu_cpus" ] || taskset -pc "$gpu_cpus" $$ >/dev/null 2>&1
 
 # ===== The GPU's lane =====

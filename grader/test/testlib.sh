@@ -33,3 +33,18 @@ total() { awk -F'\t' 'NR > 1 { s += $2; m += $3 } END { print s + 0, m + 0 }' "$
 count() { awk -F'\t' -v st="$2" 'NR > 1 && $4 == st { n++ } END { print n + 0 }' "$1"; }
 # mutant_targets MUT - the tests a planted mutant (grader/mutants/NN-slug/NAME.diff) names on its " * target:" lines
 mutant_targets() { sed -n 's/^ \* target: //p' "$1"; }
+# page_shot PAGE PNG PROFILE - headless Chromium's 1200x2000 screenshot of the HTML file PAGE into PNG (its log beside
+# it, PNG.log; PROFILE a scratch folder), checked by grader/report/pngcheck.py (not blank, the kit's header colour):
+# 0, or 1 with why in PNG.check
+page_shot() {
+    timeout 90 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$3" \
+        --screenshot="$2" --window-size=1200,2000 "file://$(realpath "$1")" >"$2.log" 2>&1
+    python3 grader/report/pngcheck.py "$2" 1200 2000 1f3a5f >"$2.check"
+}
+# page_a4 PAGE PDF PROFILE - headless Chromium prints the HTML file PAGE to PDF (log: PDF.log); 0 when it is a PDF
+# of A4 pages
+page_a4() {
+    timeout 90 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$3" --no-pdf-header-footer \
+        --print-to-pdf="$2" "file://$(realpath "$1")" >"$2.log" 2>&1
+    [ "$(head -c 5 "$2" 2>/dev/null)" = "%PDF-" ] && grep -aq '/MediaBox \[0 0 594\.[0-9]* 841\.[0-9]*\]' "$2"
+}
