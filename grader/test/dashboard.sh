@@ -30,14 +30,16 @@ else
         ok "dashboard: every link and image of index.html resolves ($(sed 's/.*: //' "$dash/index.check"))"
     else bad "dashboard: index.html: $(head -3 "$dash/index.check" | tr '\n' ' ')"; fi
     if python3 grader/class/dashcheck.py pages "$out" >"$dash/pages.tsv"; then
-        n=0 charted=0
+        n=0 charted=0 have_gnuplot=$(command -v gnuplot >/dev/null 2>&1 && echo 1)
         while IFS=$'\t' read -r page charts; do
-            if python3 grader/report/pagecheck.py "$page" --charts "$charts" >"$dash/page.check"; then
+            missing=''
+            [ -n "$have_gnuplot" ] || [ "$charts" = - ] || charts=- missing=charts-need-gnuplot
+            if python3 grader/report/pagecheck.py "$page" --charts "$charts" --missing "$missing" >"$dash/page.check"; then
                 n=$((n + 1))
-                [ "$charts" = - ] || charted=$((charted + 1))
+                if [ -z "$missing" ] && [ "$charts" != - ]; then charted=$((charted + 1)); fi
             else bad "dashboard: $(head -2 "$dash/page.check" | tr '\n' ' ')"; fi
         done <"$dash/pages.tsv"
-        [ $n = "$n_subs" ] && ok "dashboard: each of the $n_subs submissions has its page in the folder of its label, linked from index.html; every link resolves, and the $charted gradings on a GPU carry their charts (class.py keeps ratios.tsv, device.txt, data/)"
+        [ $n = "$n_subs" ] && ok "dashboard: each of the $n_subs submissions has its page in the folder of its label, linked from index.html; every link resolves, and the $charted gradings on a GPU carry their charts (class.py keeps ratios.tsv, device.txt, data/)$([ -n "$have_gnuplot" ] || echo '; without gnuplot here, each says why it has none')"
     else bad "dashboard: the pages: $(head -3 "$dash/pages.tsv" | tr '\n' ' ')"; fi
 
     # the chart of points per lab is a real PNG of the size the page gives it
