@@ -155,14 +155,6 @@ def submissions(out, recs, shown, scrub):
     return sorted(subs, key=lambda s: (report.natural(s['who']), s['lab']))
 
 
-def gpu_tag(device):
-    """the kit's name for the GPU model of device ('h100', 'h200'), or None"""
-    for key, tag in report.REFERENCE_GPUS:
-        if device and key in device:
-            return tag
-    return None
-
-
 def reference(slug, tags):
     """{(tag, check): (median, gradings)}: the kit's reference solution's first measurement of each check of lab slug
     on each GPU model of tags, from make stability's tables in refdata/stability/TAG/ (none where it has no table)"""
@@ -185,10 +177,7 @@ def standing(ratio, need, at_least):
     number"""
     if ratio is None or not math.isfinite(ratio):
         return None
-    try:
-        return ratiolog.share({'ratio': ratio, 'need': need, 'at_least': at_least})
-    except ZeroDivisionError:  # a bar of 0
-        return math.inf if report.meets(ratio, need, at_least) else 0.0
+    return ratiolog.share({'ratio': ratio, 'need': need, 'at_least': at_least})
 
 
 # ===== The report pages =====
@@ -446,7 +435,7 @@ def speed_section(labs, subs):
         for s in ms:
             for c in s['checks']:
                 checks.setdefault(c['check'], (c['check'], c['label'], c['need'], c['at_least']))
-        tags = {gpu_tag(s['device']) for s in ms} - {None}
+        tags = {report.gpu_tag(s['device']) for s in ms} - {None}
         ref = reference(lab, tags)
         w.append(f'<h3 id="speed-{esc(lab[:2])}">Lab {esc(lab[:2])}: {esc(report.lab_title(lab))}</h3>\n'
                  '<div class="checks">\n')

@@ -10,6 +10,7 @@ As a command: ratiolog.py closest NAME=FILE... - of the tests each NAME's files 
 readings came closest to its bar without meeting it: "share NAME test" (see reached()), or "0 - -" when none
 missed; exit 2 with one line on a file it cannot read.
 """
+import math
 import sys
 
 COLUMNS = ('check', 'attempt', 'ratio', 'need', 'at_least', 'label', 'figures')
@@ -48,10 +49,16 @@ def read(path, strict=False):
 
 def share(r):
     """how far a reading got towards its bar: ratio / need for an "at least" bar, need / ratio for an "at most"
-    one (1 and more meets it)"""
-    if r['at_least']:
-        return r['ratio'] / r['need']
-    return r['need'] / r['ratio'] if r['ratio'] > 0 else 0.0
+    one (1 and more meets it); where a bar or a figure of 0 or less leaves no such quotient, inf for a reading that
+    meets its bar and 0 for one that does not; NaN for a reading that is not a number"""
+    ratio, need = r['ratio'], r['need']
+    if math.isnan(ratio):
+        return math.nan
+    if r['at_least'] and need > 0:
+        return ratio / need
+    if not r['at_least'] and need > 0 and ratio > 0:
+        return need / ratio
+    return math.inf if (ratio >= need if r['at_least'] else ratio <= need) else 0.0
 
 
 def reached(rows):

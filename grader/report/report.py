@@ -312,15 +312,9 @@ def speed_chart(charts, checks):
     for c in reversed(checks):  # drawn bottom up: the first check at the top
         for a in reversed(c['attempts']):
             r, need = a['ratio'], c['need']
-            if math.isnan(r):
-                x, off = lo, True
-            elif need > 0 and r > 0:
-                x = r / need if c['at_least'] else need / r
-                off = not lo <= x <= hi
-            else:  # a bar or a figure of 0: on the side its verdict puts it
-                x = hi if meets(r, need, c['at_least']) else lo
-                off = True
-            x = min(max(x, lo), hi)
+            x = ratiolog.share({'ratio': r, 'need': need, 'at_least': c['at_least']})
+            off = not lo <= x <= hi  # a figure that is not a number too
+            x = lo if math.isnan(x) else min(max(x, lo), hi)
             verdict = 'not sound' if not a['sound'] else 'passed' if meets(r, need, c['at_least']) else 'missed'
             text = f'#{a["attempt"]}: {fmt_num(r)}' + (' (off the scale)' if off else '') + \
                 ('  NOT SOUND: not graded' if not a['sound'] else '')
@@ -532,17 +526,22 @@ def lab_title(slug):
     return slug.split('-', 1)[-1].replace('-', ' ')
 
 
+def gpu_tag(device):
+    """the kit's name for the GPU model of device ('h100', 'h200': REFERENCE_GPUS), or None"""
+    return next((tag for key, tag in REFERENCE_GPUS if device and key in device), None)
+
+
 def reference_for(slug, device, suffix=''):
     """(refdata path, machine tag) of the same GPU model, or (None, why)"""
     if not device:
         return None, 'no GPU was used'
-    for key, tag in REFERENCE_GPUS:
-        if key in device:
-            path = os.path.join('refdata', slug, f'{tag}{suffix}.csv')
-            if os.path.isfile(os.path.join(KIT, path)):
-                return path, tag
-            return None, f'the kit has no {path}'
-    return None, f'the kit has no reference data for the {device} (only for the H100 and H200)'
+    tag = gpu_tag(device)
+    if not tag:
+        return None, f'the kit has no reference data for the {device} (only for the H100 and H200)'
+    path = os.path.join('refdata', slug, f'{tag}{suffix}.csv')
+    if os.path.isfile(os.path.join(KIT, path)):
+        return path, tag
+    return None, f'the kit has no {path}'
 
 
 def render(args):
