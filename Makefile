@@ -41,7 +41,7 @@ LDLIBS := -lpthread -ldl -lrt
 # common/copylog.c and common/tracecopy.c record copies (a grader checks what was copied; explorers and graders
 # put copies on a timeline), common/pincount.c counts pinned memory, common/rescount.c device buffers, streams
 # and events (graders find what a student's code never released).
-WRAP_CALLS := cudaMemcpy cudaMemcpyAsync \
+WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister \
   cudaMalloc cudaMallocManaged cudaFree cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority \
   cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy

@@ -1,5 +1,6 @@
-/* copylog.c - records every cudaMemcpy and cudaMemcpyAsync while a record is open (see copylog.h).
- * cudaMemcpy is wrapped here; cudaMemcpyAsync's wrapper is in tracecopy.c and calls xl_copylog_note. */
+/* copylog.c - records every cudaMemcpy and cudaMemcpyAsync while a record is open, and counts the
+ * cudaMemcpyBatchAsync calls (see copylog.h). cudaMemcpy is wrapped here; the wrappers of cudaMemcpyAsync and
+ * cudaMemcpyBatchAsync are in tracecopy.c and call xl_copylog_note and xl_copylog_note_batch. */
 #define _DEFAULT_SOURCE /* mincore */
 #include "copylog.h"
 
@@ -12,12 +13,15 @@ cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cud
 
 static xl_copy_rec *log_recs; /* NULL: no record open */
 static int log_max, log_n;
+static xl_batch_log log_batches; /* since the last start; kept after its stop */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void xl_copylog_start(xl_copy_rec *recs, int max)
 {
     pthread_mutex_lock(&lock);
     log_recs = recs, log_max = max, log_n = 0;
+    xl_batch_log none = {0, 0, 0, 0, 0, 0};
+    log_batches = none;
     pthread_mutex_unlock(&lock);
 }
 
@@ -72,6 +76,33 @@ void xl_copylog_note(void *dst, const void *src, size_t bytes, enum cudaMemcpyKi
         log_n++;
     }
     pthread_mutex_unlock(&lock);
+}
+
+void xl_copylog_note_batch(const size_t *sizes, size_t count, cudaStream_t stream, int unordered)
+{
+    size_t bytes = 0;
+    for (size_t k = 0; sizes && k < count; k++)
+        bytes += sizes[k];
+    pthread_mutex_lock(&lock);
+    if (log_recs) {
+        if (log_batches.calls == 0)
+            log_batches.stream = stream;
+        else if (stream != log_batches.stream)
+            log_batches.other_streams++;
+        log_batches.calls++;
+        log_batches.unordered += unordered != 0;
+        log_batches.copies += count;
+        log_batches.bytes += bytes;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+xl_batch_log xl_copylog_batches(void)
+{
+    pthread_mutex_lock(&lock);
+    xl_batch_log b = log_batches;
+    pthread_mutex_unlock(&lock);
+    return b;
 }
 
 /* on_device - 1 when p is device (or managed) memory, as the runtime knows it */

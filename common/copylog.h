@@ -1,9 +1,12 @@
-/* copylog.h - a record of every copy a piece of code asks for: cudaMemcpy and cudaMemcpyAsync, in order.
+/* copylog.h - a record of every copy a piece of code asks for: cudaMemcpy and cudaMemcpyAsync, in order, and
+ * the cudaMemcpyBatchAsync calls beside them.
  *
  * Part of xferlab's common library. Programs linked with the kit's --wrap flags (see the Makefile's WRAP)
- * pass both calls through the kit (common/copylog.c, common/tracecopy.c); while a record is open each call
+ * pass these calls through the kit (common/copylog.c, common/tracecopy.c); while a record is open each copy
  * is appended to it with its stream and size, so a grader can check what a student's code copied (how many
- * bytes, which way, on which stream) without reading its source. The code recorded needs no change.
+ * bytes, which way, on which stream) without reading its source. A cudaMemcpyBatchAsync (CUDA 12.8 on) is not
+ * a record: it is counted apart (xl_copylog_batches), so that code which checks the records sees only the
+ * copies it knows. The code recorded needs no change.
  */
 #ifndef XL_COPYLOG_H
 #define XL_COPYLOG_H
@@ -40,6 +43,27 @@ int xl_copylog_count(void);
 /* xl_copylog_note - appends one copy to the open record, if any (called by the kit's wrappers) */
 void xl_copylog_note(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream,
                      int async);
+
+/* What the cudaMemcpyBatchAsync calls of one record asked for. */
+typedef struct {
+    int calls;            /* cudaMemcpyBatchAsync calls */
+    size_t copies;        /* the copies they carried: their counts added up */
+    size_t bytes;         /* the bytes they carried: their sizes added up */
+    cudaStream_t stream;  /* the first call's stream (0 when there was none) */
+    int other_streams;    /* calls made on another stream than the first call's */
+    int unordered;        /* calls that let a copy read its source out of stream order: an attribute whose
+                           * srcAccessOrder is not cudaMemcpySrcAccessOrderStream */
+} xl_batch_log;
+
+/* xl_copylog_batches - the cudaMemcpyBatchAsync calls asked for from the last xl_copylog_start on: until its
+ * xl_copylog_stop, or until now while the record is open (kept after the stop, until the next start); all zero
+ * before the first start */
+xl_batch_log xl_copylog_batches(void);
+
+/* xl_copylog_note_batch - notes one cudaMemcpyBatchAsync of count copies of sizes[k] bytes (sizes may be NULL:
+ * 0 bytes counted) on stream in the open record, if any; unordered: 1 when its attributes let a copy read its
+ * source out of stream order (called by the kit's wrapper) */
+void xl_copylog_note_batch(const size_t *sizes, size_t count, cudaStream_t stream, int unordered);
 
 /* xl_copy_dir - the copy's real direction: cudaMemcpyHostToDevice, DeviceToHost, DeviceToDevice or
  * HostToHost, from its kind, or from the pointers when the kind is cudaMemcpyDefault */

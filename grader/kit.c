@@ -100,6 +100,20 @@ double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns)
     return ms;
 }
 
+double kit_ms_beside_busy_each(void (*call)(void *ctx, int k), void *ctx, int n, uint64_t busy_ns, double *ms)
+{
+    xl_delay(cudaStreamLegacy, busy_ns);
+    double t0 = xl_now_ms(), t = t0;
+    for (int k = 0; k < n; k++) {
+        call(ctx, k);
+        double now = xl_now_ms();
+        ms[k] = now - t;
+        t = now;
+    }
+    XL_CHECK(cudaDeviceSynchronize());
+    return t - t0;
+}
+
 void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void *p), const char *name,
                              const char *why)
 {

@@ -55,6 +55,13 @@ extern const size_t kit_n_awkward;
  * waits for the legacy stream) takes at least busy_ns. */
 double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns);
 
+/* kit_ms_beside_busy_each - kit_ms_beside_busy for n calls in a row beside one unrelated busy_ns kernel on the
+ * legacy default stream: call(ctx, k) for k = 0 .. n - 1, the time of each into ms[k]; returns the time of all n
+ * (ms), and waits for the device afterwards. A call that waits for the whole device or the legacy stream, or waits
+ * for work it queued on a blocking stream, returns only when the kernel has ended, so the total is then at least
+ * busy_ns less the time from the kernel's launch to the first call; its own ms[k] shows which call it was. */
+double kit_ms_beside_busy_each(void (*call)(void *ctx, int k), void *ctx, int n, uint64_t busy_ns, double *ms);
+
 /* A narrow-wait test: the unrelated kernel kit_ms_beside_busy runs, and the time a call that waits for its own
  * work only (a few ms of it) stays under: half the kernel. */
 #define KIT_OTHER_NS 300000000ull

@@ -61,3 +61,81 @@ Test(copylog, counts_source_pages_never_written)
     cr_assert(r[2].src_untouched == 0, "a device-to-host copy: its source is not host memory");
     cr_assert(cudaFree(dev) == cudaSuccess && munmap(host, bytes) == 0);
 }
+
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12080
+/* batch_in - one cudaMemcpyBatchAsync of count copies whose sources are read in the given order (13.0 dropped the
+ * failIdx argument) */
+static cudaError_t batch_in(void **dsts, void **srcs, size_t *sizes, size_t count, cudaStream_t s,
+                            enum cudaMemcpySrcAccessOrder order)
+{
+    struct cudaMemcpyAttributes attr;
+    size_t first = 0;
+    memset(&attr, 0, sizeof attr);
+    attr.srcAccessOrder = order;
+#if CUDART_VERSION >= 13000
+    return cudaMemcpyBatchAsync((void *const *)dsts, (const void *const *)srcs, sizes, count, &attr, &first, 1, s);
+#else
+    size_t fail = 0;
+    return cudaMemcpyBatchAsync((void *const *)dsts, (const void *const *)srcs, sizes, count, &attr, &first, 1, &fail,
+                                s);
+#endif
+}
+
+/* batch - batch_in in stream order */
+static cudaError_t batch(void **dsts, void **srcs, size_t *sizes, size_t count, cudaStream_t s)
+{
+    return batch_in(dsts, srcs, sizes, count, s, cudaMemcpySrcAccessOrderStream);
+}
+
+Test(copylog, counts_batches_apart_from_copies)
+{
+    char why[512];
+    if (xl_gpu_probe(NULL, why, sizeof why) != 0)
+        cr_skip_test("%s", why);
+    char *host = malloc(1 << 16), *back = malloc(1 << 16);
+    char *dev;
+    cudaStream_t s, t;
+    xl_copy_rec r[4];
+    cr_assert(host && back && cudaMalloc((void **)&dev, 1 << 16) == cudaSuccess);
+    cr_assert(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    cr_assert(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking) == cudaSuccess);
+    for (int i = 0; i < 1 << 16; i++)
+        host[i] = (char)(i * 7 + 1);
+    void *d1[3] = {dev, dev + 1000, dev + 5000}, *s1[3] = {host, host + 1000, host + 5000};
+    size_t z1[3] = {100, 300, 7};
+    cr_assert(batch(d1, s1, z1, 3, s) == cudaSuccess); /* before: not counted */
+    xl_copylog_start(r, 4);
+    cr_assert(batch(d1, s1, z1, 3, s) == cudaSuccess);
+    cr_assert(cudaMemcpyAsync(dev + 9000, host + 9000, 50, cudaMemcpyHostToDevice, s) == cudaSuccess);
+    xl_batch_log mid = xl_copylog_batches();
+    void *d2[2] = {back, back + 1000}, *s2[2] = {dev, dev + 1000};
+    size_t z2[2] = {100, 300};
+    cr_assert(cudaStreamSynchronize(s) == cudaSuccess);
+    cr_assert(batch(d2, s2, z2, 2, t) == cudaSuccess);
+    cr_assert(cudaStreamSynchronize(t) == cudaSuccess);
+    cr_assert(batch_in(d1, s1, z1, 3, t, cudaMemcpySrcAccessOrderDuringApiCall) == cudaSuccess); /* host sources */
+    int n = xl_copylog_stop();
+    cr_assert(batch(d1, s1, z1, 3, s) == cudaSuccess); /* after: not counted */
+    xl_batch_log b = xl_copylog_batches();
+    cr_assert(cudaStreamSynchronize(t) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess);
+    cr_assert(n == 1 && r[0].bytes == 50, "a batch is not a copy record: 1 cudaMemcpyAsync recorded, got %d", n);
+    cr_assert(mid.calls == 1 && mid.copies == 3 && mid.bytes == 407 && mid.stream == s,
+              "while open: 1 batch of 3 copies, 407 bytes, on s (got %d calls, %zu copies, %zu bytes)", mid.calls,
+              mid.copies, mid.bytes);
+    cr_assert(mid.unordered == 0, "a batch in stream order is not counted as unordered");
+    cr_assert(b.calls == 3 && b.copies == 8 && b.bytes == 1214 && b.stream == s && b.other_streams == 2,
+              "kept after the stop: 3 batches, 8 copies, 1214 bytes, the first on s, two on another stream (got %d, "
+              "%zu, %zu, %d)", b.calls, b.copies, b.bytes, b.other_streams);
+    cr_assert(b.unordered == 1, "the batch that reads its sources during the call is counted (got %d)", b.unordered);
+    cr_assert(memcmp(back, host, 100) == 0 && memcmp(back + 1000, host + 1000, 300) == 0,
+              "the batches passed through the wrapper still copy");
+    xl_copylog_start(r, 4);
+    b = xl_copylog_batches();
+    xl_copylog_stop();
+    cr_assert(b.calls == 0 && b.copies == 0 && b.bytes == 0, "a new record starts with no batches");
+    cr_assert(cudaStreamDestroy(s) == cudaSuccess && cudaStreamDestroy(t) == cudaSuccess);
+    cr_assert(cudaFree(dev) == cudaSuccess);
+    free(host);
+    free(back);
+}
+#endif

@@ -62,7 +62,8 @@ def cuda_args():
     """libclang's arguments for a lab.cu: host side of CUDA, the toolkit's headers, the kit's root"""
     home = cuda_home()
     return ['-x', 'cuda', '--cuda-host-only', '-nocudainc', '--cuda-path=' + home, '-Wno-unknown-cuda-version',
-            '-include', 'cuda_runtime.h', '-I' + home + '/include', '-I' + str(ROOT)]
+            '-include', 'cuda_runtime.h', '-include', str(ROOT / 'grader' / 'mutate' / 'libclang-cuda.h'),
+            '-I' + home + '/include', '-I' + str(ROOT)]
 
 
 def grader_args():

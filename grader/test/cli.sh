@@ -65,7 +65,7 @@ if [ -d solutions ]; then # the staff targets (a student tree refuses each in on
     make_refuses "stability LAB='1 2'" "make stability: one lab at a time" stability LAB="1 2"
     make_refuses "classroom LAB=99" "make classroom: no lab '99'" classroom LAB=99
     make_refuses "classroom without LAB" "make classroom: say which lab" classroom
-    make_refuses "gradescope LAB=7" "make gradescope: no lab '7'" gradescope LAB=7
+    make_refuses "gradescope LAB=99" "make gradescope: no lab '99'" gradescope LAB=99
     make_refuses "mutate-gen LAB=9x" "make mutate-gen: no lab '9x'" mutate-gen LAB=9x
 else
     for t in stability classroom gradescope mutate-gen class handout; do

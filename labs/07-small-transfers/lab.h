@@ -24,8 +24,8 @@ typedef struct {
     size_t bytes; /* 0 or more; host and dev may be NULL when it is 0 */
 } lab_piece;
 
-/* The packed path carries the data in trips of at least this many bytes: a call that moves total bytes makes at
- * most 1 + ceil(total / LAB_TRIP_BYTES) copies, all of them (the offsets table's included) cudaMemcpyAsync on the
+/* The packed path carries the data in large trips: a call that moves total bytes makes at most
+ * 1 + ceil(total / LAB_TRIP_BYTES) copies in all (an offsets table's copy included), each a cudaMemcpyAsync on the
  * caller's stream. */
 #define LAB_TRIP_BYTES ((size_t)1 << 20)
 
@@ -52,11 +52,15 @@ lab_packer *lab_packer_create(size_t max_bytes, int max_pieces);
  * nothing */
 void lab_packer_destroy(lab_packer *p);
 
+/* A packer serves any number of calls, in either direction, on any streams, one call at a time. */
+
 /* lab_send_packed - host to device: the n pieces' host bytes land in their dev, exactly, and nothing else on the
  * device changes. Packs the pieces into the pinned staging buffer with an offsets table, copies it in trips (see
  * LAB_TRIP_BYTES) and scatters it with a kernel. Everything is queued on stream, after the work already queued
  * there; work queued there after the call sees the pieces in place. Returns once the host pieces may be changed
- * (it has read them all), without waiting for the device or any other stream. */
+ * (it has read them all), without waiting for the device or any other stream; only the staging buffer is shared
+ * from call to call, so a call may first wait for this packer's own earlier copies (which run after what was
+ * queued before them on their stream). */
 int lab_send_packed(lab_packer *p, const lab_piece *pieces, int n, cudaStream_t stream);
 
 /* lab_fetch_packed - device to host: the reverse (gather on the device, trips back, unpack on the host). Reads the
@@ -65,22 +69,25 @@ int lab_send_packed(lab_packer *p, const lab_piece *pieces, int n, cudaStream_t 
 int lab_fetch_packed(lab_packer *p, const lab_piece *pieces, int n, cudaStream_t stream);
 
 /* lab_send_batch, lab_fetch_batch - the same pieces, in the same direction, in one cudaMemcpyBatchAsync on
- * stream (after the work already queued there); returns without waiting: the copies are done when stream's work
- * is. Without LAB_HAVE_BATCH: -1 with a one-line message. */
+ * stream (after the work already queued there, its sources read in stream order); returns without waiting: the
+ * copies are done when stream's work is. The call refuses a copy of 0 bytes: leave empty pieces out. -1 with a
+ * one-line message on the legacy stream 0 (the call refuses it) and without LAB_HAVE_BATCH. */
 int lab_send_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 int lab_fetch_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 
 /* Every send and fetch: 0, or -1 with a one-line message before any work (nothing copied, nothing queued, no CUDA
- * error left) for p (the packed ones) or pieces NULL, n < 0, n above the packer's max_pieces, a piece of 1 byte or
- * more with host or dev NULL, or pieces whose bytes add up to more than the packer's max_bytes (or past SIZE_MAX).
- * n == 0 is 0, and does nothing. stream is any stream, the legacy stream 0 included for the packed path
- * (cudaMemcpyBatchAsync refuses the legacy stream: the batch calls get a stream of the caller's). */
+ * error left) for p (the packed ones) or pieces NULL (n == 0 too), n < 0, n above the packer's max_pieces, a piece
+ * of 1 byte or more with host or dev NULL, or pieces whose bytes add up to more than the packer's max_bytes (or
+ * past SIZE_MAX). Otherwise n == 0 is 0 and does nothing. The packed path takes any stream, the legacy stream 0
+ * included; cudaMemcpyBatchAsync refuses the legacy stream, so the batch calls need a stream of the caller's. */
 
 /* lab_pack_pays_below - the piece size in bytes under which packing pays: a loop of copies sends a piece of s
  * bytes in latency_us + s / link_gbps; the packed path, its packing overlapped with the copy, in s / pack_gbps
  * (the host's packing rate) or s / link_gbps, whichever is longer. The s at which the loop and the packing take
  * equally long; INFINITY when pack_gbps >= link_gbps (packing then always pays). Rates in decimal GB/s (1 GB/s is
- * 1000 bytes per microsecond). -1 when an argument is not a number (NaN) or not positive (-0.0 is not positive). */
+ * 1000 bytes per microsecond). -1 when an argument is not a number (NaN) or not positive (-0.0 is not positive).
+ * Infinite arguments are numbers: an infinite latency or pack rate gives INFINITY, an infinite link rate
+ * 1000 * latency_us * pack_gbps. */
 double lab_pack_pays_below(double latency_us, double link_gbps, double pack_gbps);
 
 /* ===== The kit's (baseline.cu): what you are measured against; the same rules as yours ===== */
