@@ -4,6 +4,9 @@
  * writes a completion token (and its notes) into a private folder named by
  * $XL_TOKEN_DIR; the parent, which never touches CUDA, reads them in its
  * POST_TEST hook and scores the test. The grader's main() is here too.
+ * Tests run several at once (XL_GRADE_JOBS); a lock file in the token folder
+ * gives each timed test the GPU to itself, and the report is put back in
+ * Criterion's order, as if the tests had run one at a time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* FNM_EXTMATCH: Criterion's --filter takes extended globs */
@@ -19,11 +22,13 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -35,6 +40,7 @@
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
+#include "common/timing.h"
 #include "credit.h"
 #include "results.h"
 
@@ -54,6 +60,17 @@ static int token_path(char *buf, size_t len, const char *test, const char *ext)
         return -1;
     snprintf(buf, len, "%s/%s.%s", dir, test, ext);
     return 0;
+}
+
+/* write_token - $XL_TOKEN_DIR/<current test>.<ext> holding text (replaced); quietly nothing without a folder */
+static void write_token(const char *ext, const char *text)
+{
+    char path[1024];
+    FILE *f = token_path(path, sizeof path, current_test, ext) == 0 ? fopen(path, "w") : NULL;
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
 }
 
 /* fail_test - the fail handler for XL_CHECK inside tests: the message fails the test */
@@ -93,12 +110,45 @@ static void on_timeout(int sig)
     _exit(124);
 }
 
+/* lock_mode - the grading's GPU lock a test of this kind holds while it runs: LOCK_EX to have the GPU to itself
+ * (XL_ALONE), LOCK_SH beside the other GPU tests (XL_GPU), 0 for none (XL_CPU) */
+static int lock_mode(int kind)
+{
+    return (kind & XL_ALONE) ? LOCK_EX : (kind & XL_GPU) ? LOCK_SH : 0;
+}
+
+/* take_gpu_lock - waits until this test's process holds the grading's GPU lock, $XL_TOKEN_DIR/gpu.lock, as its kind
+ * takes it (lock_mode), and keeps it until the process ends; returns the seconds it waited (0 without a token folder
+ * or for a CPU test). Called before the test's first CUDA call: a test that waits holds no CUDA context, so that a
+ * speed test that has the GPU to itself sees no other process of this grading on it (others_unsound). Fails the test
+ * (a grader error) when the lock cannot be taken. */
+static double take_gpu_lock(int kind)
+{
+    char path[1024];
+    int mode = lock_mode(kind);
+    if (!mode || token_path(path, sizeof path, "gpu", "lock") != 0)
+        return 0;
+    double t0 = xl_now_ms();
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600); /* left open: the lock goes with the process */
+    if (fd < 0)
+        cr_fatal("grader error: cannot open the GPU lock %s: %s", path, strerror(errno));
+    while (flock(fd, mode) != 0)
+        if (errno != EINTR)
+            cr_fatal("grader error: cannot lock %s: %s", path, strerror(errno));
+    return (xl_now_ms() - t0) / 1e3;
+}
+
 void xl_test_begin(int kind, double timeout_s)
 {
-    char why[512];
+    char why[512], waited[32];
     const struct criterion_test *t = criterion_current_test;
     snprintf(current_test, sizeof current_test, "%s.%s", t->category, t->name);
     current_kind = kind;
+    double wait_s = take_gpu_lock(kind); /* first: before any CUDA call, and before the test's own timer starts */
+    if (wait_s >= 0.001) { /* the report leaves it out of the test's seconds */
+        snprintf(waited, sizeof waited, "%.3f", wait_s);
+        write_token("waited", waited);
+    }
     if (token_path(timeout_token, sizeof timeout_token, current_test, "timeout") != 0)
         timeout_token[0] = '\0';
     struct sigaction sa;
@@ -134,17 +184,6 @@ void xl_test_complete(const char *suite, const char *name, int kind)
     }
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL); /* done in time */
-}
-
-/* write_token - $XL_TOKEN_DIR/<current test>.<ext> holding text (replaced); quietly nothing without a folder */
-static void write_token(const char *ext, const char *text)
-{
-    char path[1024];
-    FILE *f = token_path(path, sizeof path, current_test, ext) == 0 ? fopen(path, "w") : NULL;
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
 }
 
 /* append_ratio - appends "check, attempt, ratio, need, at_least, label, figures" to the file at path (NULL: none)
@@ -369,14 +408,29 @@ typedef struct {
     int score, max;     /* points earned, points possible */
     char status[16];    /* "passed", "partial" (a speed check short of its bar, under linear credit), "failed",
                          * "skipped", "ungraded" (a measurement that could not be trusted) */
-    double seconds;     /* how long the test's process ran, as Criterion measured it */
+    double seconds;     /* how long the test's process ran, as Criterion measured it, less its wait for the GPU lock */
     char visibility[32];
     char output[4096];  /* why it failed or was skipped, and the test's notes */
+    char shared[512];   /* the other processes it saw on the GPU during a speed check, or "" */
 } scored;
 
-static scored results[128];
+static scored results[128]; /* in the order the tests finished, until order_results */
 static int nresults;
-static char shared_with[512]; /* the other processes a test saw on the GPU, or "" */
+
+/* meta_of - the grading model's fields of test t (XL_TEST), or NULL for a plain Criterion test */
+static const xl_test_meta *meta_of(const struct criterion_test *t)
+{
+    return t->data ? (const xl_test_meta *)t->data->data : NULL;
+}
+
+/* shared_with - the other processes on the GPU that the last test in results to see any saw, or "" */
+static const char *shared_with(void)
+{
+    for (int i = nresults - 1; i >= 0; i--)
+        if (results[i].shared[0])
+            return results[i].shared;
+    return "";
+}
 
 /* append - appends formatted text to buf (bounded) */
 static void append(char *buf, size_t len, const char *fmt, ...)
@@ -410,14 +464,19 @@ static void score_test(struct criterion_test_stats *st)
         return;
     scored *r = &results[nresults++];
     const struct criterion_test_extra_data *d = st->test->data;
-    const xl_test_meta *m = d ? (const xl_test_meta *)d->data : NULL;
-    char token[1024], notes[1024];
+    const xl_test_meta *m = meta_of(st->test);
+    char token[1024], notes[1024], waited[1024], wait_text[64] = "";
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s.%s", st->test->category, st->test->name);
     snprintf(r->desc, sizeof r->desc, "%s", d && d->description ? d->description : "");
     snprintf(r->visibility, sizeof r->visibility, "%s", m && m->visibility ? m->visibility : "visible");
     r->max = m ? m->points : 0;
     r->seconds = st->elapsed_time;
+    if (token_path(waited, sizeof waited, r->name, "waited") == 0 &&
+        read_into(waited, wait_text, sizeof wait_text) == 0) {
+        r->seconds = fmax(0, r->seconds - atof(wait_text)); /* its wait for the GPU lock (take_gpu_lock) */
+        remove(waited);
+    }
     int have_token = token_path(token, sizeof token, r->name, "done") == 0 && access(token, F_OK) == 0;
     char ungraded[1024], shared[1024];
     int is_ungraded = token_path(ungraded, sizeof ungraded, r->name, "ungraded") == 0 && access(ungraded, F_OK) == 0;
@@ -425,11 +484,9 @@ static void score_test(struct criterion_test_stats *st)
     int out_of_time = token_path(timeout, sizeof timeout, r->name, "timeout") == 0 && access(timeout, F_OK) == 0;
     if (out_of_time)
         remove(timeout);
-    if (token_path(shared, sizeof shared, r->name, "shared") == 0 && access(shared, F_OK) == 0) {
-        shared_with[0] = '\0';
-        read_into(shared, shared_with, sizeof shared_with);
+    if (token_path(shared, sizeof shared, r->name, "shared") == 0 &&
+        read_into(shared, r->shared, sizeof r->shared) == 0)
         remove(shared);
-    }
 
     if (st->test_status == CR_STATUS_SKIPPED && is_ungraded) {
         strcpy(r->status, "ungraded");
@@ -503,6 +560,32 @@ ReportHook(TEST_CRASH)(struct criterion_test_stats *st)
     score_test(st);
 }
 
+/* order_results - puts results in the order of the test set: Criterion's own (suites by name, then their tests by
+ * name), the order in which tests finish when they run one at a time. Tests run at once finish in any order; the
+ * report, results.json and points.tsv come out the same either way. */
+static void order_results(struct criterion_test_set *tests)
+{
+    static scored sorted[sizeof results / sizeof results[0]];
+    char taken[sizeof results / sizeof results[0]] = {0}, id[512];
+    int kept = 0; /* (FOREACH_SET names its own n) */
+    FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
+        if (!s->tests)
+            continue;
+        FOREACH_SET(struct criterion_test *t, s->tests) {
+            snprintf(id, sizeof id, "%s.%s", t->category, t->name);
+            for (int i = 0; i < nresults; i++)
+                if (!taken[i] && strcmp(results[i].name, id) == 0) {
+                    sorted[kept++] = results[i];
+                    taken[i] = 1;
+                }
+        }
+    }
+    for (int i = 0; i < nresults; i++) /* none expected: a result the set does not name is kept, last */
+        if (!taken[i])
+            sorted[kept++] = results[i];
+    memcpy(results, sorted, (size_t)kept * sizeof *results);
+}
+
 /* json_string - writes s to f as a JSON string */
 static void json_string(FILE *f, const char *s)
 {
@@ -536,7 +619,7 @@ static int write_results(const char *dir, int score, int max, int ungraded)
     if (ungraded) {
         char out[1024];
         snprintf(out, sizeof out, "%d speed test%s NOT GRADED: %s Grade again when the GPU is idle.", ungraded,
-                 ungraded > 1 ? "s were" : " was", shared_with[0] ? "other processes used the GPU." :
+                 ungraded > 1 ? "s were" : " was", shared_with()[0] ? "other processes used the GPU." :
                  "the GPU's figures could not be trusted.");
         fprintf(f, "  \"output\": ");
         json_string(f, out);
@@ -576,10 +659,10 @@ static void print_report(const char *impl)
     const char *skip_why = "";
     int verbose = xl_env_on("XL_VERBOSE"); /* every test's notes, the passing ones' too */
     printf("\n== lab %s %s%s%s%s ==\n", xl_lab_id, xl_lab_slug, impl ? " (" : "", impl ? impl : "", impl ? ")" : "");
-    if (shared_with[0])
+    if (shared_with()[0])
         printf("  The GPU was shared: other processes used it while speed tests ran (%s). A speed test measured "
                "beside them is NOT GRADED rather than failed; grade again when the GPU is idle.\n",
-               shared_with);
+               shared_with());
     for (int i = 0; i < nresults; i++) {
         scored *r = &results[i];
         score += r->score;
@@ -640,7 +723,7 @@ static void print_timed(struct criterion_test_set *tests)
 {
     FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
         FOREACH_SET(struct criterion_test *t, s->tests) {
-            const xl_test_meta *m = t->data ? (const xl_test_meta *)t->data->data : NULL;
+            const xl_test_meta *m = meta_of(t);
             if (m && (m->kind & XL_ALONE))
                 printf("%s.%s\n", t->category, t->name);
         }
@@ -655,7 +738,7 @@ static void print_points_table(struct criterion_test_set *tests)
     printf("| test | points | needs a GPU | what it checks |\n|---|---:|:---:|---|\n");
     FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
         FOREACH_SET(struct criterion_test *t, s->tests) {
-            const xl_test_meta *m = t->data ? (const xl_test_meta *)t->data->data : NULL;
+            const xl_test_meta *m = meta_of(t);
             if (!m)
                 continue;
             if (m->visibility && strcmp(m->visibility, "visible") != 0) {
@@ -770,6 +853,87 @@ static int matches_none(struct criterion_test_set *tests, const char *pattern)
     return 1;
 }
 
+/* How many tests run at once by default: the cores the grader may run on, at most this many. Each test process pays for a CUDA
+ * context of its own (0.3 to 0.4 s on an H100); a few at once overlap that cost for a lab's correctness tests, while
+ * the memory they hold on the GPU and the host stays that of a few tests (its timed tests run one at a time anyway).
+ * XL_GRADE_JOBS sets it, from 1 (one at a time, as before) to XL_GRADE_JOBS_MAX. */
+#define XL_GRADE_JOBS_DEFAULT 4
+#define XL_GRADE_JOBS_MAX 64
+
+/* grade_jobs - how many tests run at once: XL_GRADE_JOBS when set, else the cores this process may run on (its
+ * affinity: taskset, a Slurm or container cpuset; else the online ones) up to XL_GRADE_JOBS_DEFAULT; -1 with one
+ * line in why when XL_GRADE_JOBS is not a whole number from 1 to XL_GRADE_JOBS_MAX */
+static int grade_jobs(char *why, size_t len)
+{
+    const char *s = getenv("XL_GRADE_JOBS");
+    char *end;
+    if (!s || !*s) {
+        cpu_set_t set;
+        long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+        return cores < 1 ? 1 : cores < XL_GRADE_JOBS_DEFAULT ? (int)cores : XL_GRADE_JOBS_DEFAULT;
+    }
+    long n = strtol(s, &end, 10);
+    if (*end || n < 1 || n > XL_GRADE_JOBS_MAX) {
+        snprintf(why, len, "XL_GRADE_JOBS is how many tests run at once, a whole number from 1 to %d (default: the "
+                 "cores, at most %d), not '%.100s'", XL_GRADE_JOBS_MAX, XL_GRADE_JOBS_DEFAULT, s);
+        return -1;
+    }
+    return (int)n;
+}
+
+/* allow_lock_waits - with tests run at once (Criterion's jobs other than 1), adds to Criterion's timeout of each test
+ * that takes the GPU lock (lock_mode) the longest it can wait for it. A holder keeps the lock at most its own timeout
+ * (its timer starts once it holds the lock, and ends the test). A test that shares the lock waits only while one
+ * that has it alone holds it: at most the timeouts of the other XL_ALONE tests, added up; one that takes it alone
+ * may wait for every other test that takes it. So waiting never eats into the XL_TIMEOUT_BACKSTOP_S that Criterion's
+ * timeout keeps past the test's own, for code that stops the test's timer (the margin also covers each holder's
+ * exit). Runs in the runner before the tests: Criterion enforces the runner's copy of each timeout. One at a time,
+ * nothing waits and nothing changes. */
+/* The own timeouts of the tests that take the lock, and of those that take it alone. */
+typedef struct {
+    double all_s, alone_s;
+} lock_waits;
+
+/* each_lock_taker - fn(t, mode, m, w) for each test that takes the GPU lock (mode: LOCK_SH or LOCK_EX) */
+static void each_lock_taker(struct criterion_test_set *tests,
+                            void (*fn)(struct criterion_test *t, int mode, const xl_test_meta *m, lock_waits *w),
+                            lock_waits *w)
+{
+    FOREACH_SET(struct criterion_suite_set *s, tests->suites) {
+        if (!s->tests)
+            continue;
+        FOREACH_SET(struct criterion_test *t, s->tests) {
+            const xl_test_meta *m = meta_of(t);
+            int mode = m ? lock_mode(m->kind) : 0;
+            if (mode)
+                fn(t, mode, m, w);
+        }
+    }
+}
+
+/* add_own - each_lock_taker's fn: adds a test's own timeout to the sums */
+static void add_own(struct criterion_test *t, int mode, const xl_test_meta *m, lock_waits *w)
+{
+    (void)t;
+    w->all_s += m->timeout_s;
+    w->alone_s += mode == LOCK_EX ? m->timeout_s : 0;
+}
+
+/* add_wait - each_lock_taker's fn: adds to a test's Criterion timeout the longest it can wait for the lock */
+static void add_wait(struct criterion_test *t, int mode, const xl_test_meta *m, lock_waits *w)
+{
+    t->data->timeout += mode == LOCK_EX ? w->all_s - m->timeout_s : w->alone_s;
+}
+
+static void allow_lock_waits(struct criterion_test_set *tests)
+{
+    lock_waits w = {0, 0};
+    if (criterion_options.jobs == 1)
+        return;
+    each_lock_taker(tests, add_own, &w);
+    each_lock_taker(tests, add_wait, &w);
+}
+
 /* supervise - runs this grader again as a child (XL_RUNNER=1, ended with this process) and returns its exit status.
  * When the child dies of SIGABRT or SIGSEGV, that is Criterion 2.4's runner crashing (a double free in its own
  * threads, now and then, with several gradings at once), never the code under test (each test has a process of its
@@ -812,9 +976,8 @@ int main(int argc, char *argv[])
 {
     char dir[] = "/tmp/xferlab-tokens-XXXXXX", why[256];
     struct criterion_test_set *tests = criterion_initialize();
-    int rc = 0;
+    int rc = 0, jobs = 1;
     const char *bad;
-    criterion_options.jobs = 1; /* timing tests must not share the GPU or the link */
     if (xl_env_on("XL_LIST_TIMED")) {
         print_timed(tests);
         criterion_finalize(tests);
@@ -825,11 +988,15 @@ int main(int argc, char *argv[])
         criterion_finalize(tests);
         return 0;
     }
-    if (bad_argument(argc, argv, why, sizeof why) || xl_credit_check(why, sizeof why) != 0) {
+    if (bad_argument(argc, argv, why, sizeof why) || xl_credit_check(why, sizeof why) != 0 ||
+        (jobs = grade_jobs(why, sizeof why)) < 0) {
         fprintf(stderr, "grader: %s\n", why);
         criterion_finalize(tests);
         return 2;
     }
+    /* tests run at once; those that time the GPU have it to themselves all the same (take_gpu_lock). Criterion's
+     * --jobs and CRITERION_JOBS still override it. */
+    criterion_options.jobs = (size_t)jobs;
     if ((bad = unwritable_output(argc, argv, why, sizeof why))) {
         fprintf(stderr, "grader: cannot write %s: %s (name a file in a folder you can write)\n", bad, why);
         criterion_finalize(tests);
@@ -859,7 +1026,9 @@ int main(int argc, char *argv[])
         setenv("XL_TOKEN_DIR", dir, 1);
     if (rc == 1) { /* 1: go on and run; anything else: --help, --list, or a bad option */
         xl_results_reset();
+        allow_lock_waits(tests);
         criterion_run_all_tests(tests);
+        order_results(tests);
         print_report(getenv("XL_IMPL"));
         rc = 0;
     } else {

@@ -26,13 +26,16 @@ typedef struct {
 /* How much longer than its own timer Criterion lets a test run before it stops it. A test ends itself when its time
  * is up; Criterion's timeout is kept only for code that stops the timer, because when it fires, Criterion 2.4's runner
  * can crash (a double free in its timeout thread: 2 of 200 gradings of a grader with a hanging test, 4 at once on
- * 2 cores), losing every test's result. */
+ * 2 cores), losing every test's result. Criterion counts from the test process's start, the test's own timer from
+ * when it holds the GPU lock (xl_test_begin): with tests run at once, the grader adds the longest wait for the lock
+ * to Criterion's timeout (allow_lock_waits in grade.c), so that waiting never uses up this margin. */
 #define XL_TIMEOUT_BACKSTOP_S 30
 
 /* A test's kind. XL_GPU: skipped with one line when there is no GPU. XL_TIMED: a GPU test that makes a speed or
- * timed check (xl_ratio_check, xl_timed_check); make test grades such tests with the GPU to themselves and the others
- * beside each other (XL_LIST_TIMED=1 lists them); a check made in a test not declared XL_ALONE fails it. XL_ALONE
- * alone: the grading model's own timed checks, of planted figures, with no GPU. */
+ * timed check (xl_ratio_check, xl_timed_check); a grading runs such tests with the GPU to itself (their process holds
+ * the grading's GPU lock alone, the other GPU tests share it), and make test grades them apart from other gradings
+ * (XL_LIST_TIMED=1 lists them); a check made in a test not declared XL_ALONE fails it. XL_ALONE alone: the grading
+ * model's own timed checks, of planted figures, with no GPU. XL_CPU tests take no lock. */
 #define XL_CPU 0
 #define XL_GPU 1
 #define XL_ALONE 2
@@ -61,9 +64,11 @@ typedef struct {
     }                                                                                        \
     static void xl_body_##suite##_##name(void)
 
-/* xl_test_begin - inside a test of this kind (XL_CPU, XL_GPU, ...) that may run timeout_s seconds: starts its timer
- * (when it runs out, the test leaves a timeout token and ends its process), routes failed CUDA checks to a test
- * failure, and skips the test with one line when it needs a GPU and there is none */
+/* xl_test_begin - inside a test of this kind (XL_CPU, XL_GPU, ...) that may run timeout_s seconds, first: waits for the
+ * grading's GPU lock as its kind takes it (XL_ALONE alone, XL_GPU shared, XL_CPU none), before any CUDA call, and
+ * holds it until the process ends; then starts its timer (when it runs out, the test leaves a timeout token and ends
+ * its process), routes failed CUDA checks to a test failure, and skips the test with one line when it needs a GPU
+ * and there is none */
 void xl_test_begin(int kind, double timeout_s);
 
 /* xl_test_complete - inside a test, at its end: fails if the GPU was left with an error,

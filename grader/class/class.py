@@ -212,7 +212,8 @@ def make_template(out, isolated):
     skip = {'solutions', 'build', '.git', '.ci', 'mutants', 'refdata', 'docs', 'plots'}
 
     def ignore(d, names):
-        return [n for n in names if n in skip or (os.path.abspath(d) == KIT and n.startswith('.'))]
+        top = os.path.abspath(d) == KIT  # build-NAME: another build folder (make B=build-NAME), as .gitignore says
+        return [n for n in names if n in skip or (top and (n.startswith('.') or n.startswith('build-')))]
     shutil.copytree(KIT, tpl, ignore=ignore, symlinks=True)
     for part in ('obj', 'lib', 'criterion'):
         src = os.path.join(KIT, 'build', part)

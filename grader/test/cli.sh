@@ -1,7 +1,8 @@
 # cli.sh - make test's sections on what people type: the handouts' points tables against the graders, the
 # explorers', make's (LAB, IMPL), the graders' and the staff scripts' answers to bad input (one line, a non-zero
-# exit), and make doctor. Needs no GPU, and hides it (XL_NO_GPU=1). Sourced by grader/test/test.sh (B, LOG,
-# ok / bad / skipped, grade, count).
+# exit), make doctor, and make's package installs (deps.sh, against a fake apt-get that only fails: nothing is
+# installed). Needs no GPU, and hides it (XL_NO_GPU=1). Sourced by grader/test/test.sh (B, LOG, ok / bad / skipped,
+# grade, count).
 
 section "handouts: the points table is the grader's"
 for lab in labs/[0-9][0-9]-*/; do
@@ -131,3 +132,37 @@ if grep -q "^  info     pandoc     missing, so no make docs (grading does not ne
 else bad "doctor: without pandoc and weasyprint (log: $LOG/doctor-nodocs.log)"; fi
 rm -rf "$dbin"
 
+section "deps: an optional package apt-get could not install is tried once, not on every make"
+# deps.sh with a PATH of the few tools it runs: no gnuplot, and an apt-get (and a sudo, for a user who is not root)
+# that only count their calls and fail, so that nothing is installed; nvcc taken as found, Criterion too (a bundle)
+dbin=$(mktemp -d /tmp/xferlab-deps.XXXXXX)
+for t in id dirname mkdir grep rm true; do ln -s "$(type -P $t)" "$dbin/$t"; done
+printf '#!/bin/sh\necho "$*" >>"%s/apt-calls"\nexit 1\n' "$dbin" >"$dbin/apt-get"
+printf '#!/bin/sh\n[ "$1" != -n ] || shift\nexec "$@"\n' >"$dbin/sudo"
+chmod +x "$dbin/apt-get" "$dbin/sudo"
+mkdir -p "$dbin/crit/include/criterion" && touch "$dbin/crit/include/criterion/criterion.h"
+stamp=$dbin/build/.deps-tried
+# deps_run N [BUNDLE] - runs deps.sh once (Criterion's bundle BUNDLE, by default one that is there), its output into
+# $LOG/deps-run-N.log; prints its exit status and how many calls apt-get has had so far
+deps_run() {
+    PATH=$dbin NVCC=true XL_NO_INSTALL=0 XL_CRITERION_BUNDLE=${2:-$dbin/crit} XL_DEPS_TRIED=$stamp \
+        XL_APT_LOG=$dbin/apt.log "$BASH" grader/env/deps.sh >"$LOG/deps-run-$1.log" 2>&1
+    echo "$? $(cat "$dbin/apt-calls" 2>/dev/null | wc -l)"
+}
+r1=$(deps_run 1) r2=$(deps_run 2)
+if [ "${r1%% *}" = 0 ] && [ "${r1#* }" -gt 0 ] && grep -qx gnuplot-nox "$stamp" && [ "$r2" = "0 ${r1#* }" ] &&
+    ! grep -q installing "$LOG/deps-run-2.log" &&
+    grep -q "^deps: gnuplot is missing, so charts are skipped: .*delete $stamp to try again" "$LOG/deps-run-2.log"; then
+    ok "deps: apt-get failed at gnuplot-nox once (${r1#* } calls); the next run did not call it and said how to try again"
+else bad "deps: with a failing apt-get: first run '$r1', second '$r2' (exit, apt-get calls so far; logs: $LOG/deps-run-1.log, deps-run-2.log)"; fi
+ln -s "$(type -P true)" "$dbin/gnuplot"
+r3=$(deps_run 3)
+if [ "$r3" = "0 ${r1#* }" ] && [ ! -e "$stamp" ] && [ ! -s "$LOG/deps-run-3.log" ]; then
+    ok "deps: once gnuplot is there the stamp is gone, and deps says nothing"
+else bad "deps: with gnuplot there: '$r3', the stamp $([ -e "$stamp" ] && echo left || echo gone) (log: $LOG/deps-run-3.log)"; fi
+r4=$(deps_run 4 /nonexistent-xferlab) r5=$(deps_run 5 /nonexistent-xferlab)
+if [ "${r4%% *}" = 1 ] && [ "${r4#* }" -gt "${r3#* }" ] && [ "${r5%% *}" = 1 ] && [ "${r5#* }" -gt "${r4#* }" ] &&
+    [ ! -e "$stamp" ] && grep -q '^deps: Criterion is missing' "$LOG/deps-run-5.log"; then
+    ok "deps: a required package (Criterion) apt-get could not install is tried again on every run, and stops the build"
+else bad "deps: Criterion missing, a failing apt-get: runs '$r4', '$r5' (exit, apt-get calls so far; logs: $LOG/deps-run-4.log, deps-run-5.log)"; fi
+rm -rf "$dbin"

@@ -5,8 +5,9 @@
 # mutant_targets, score, total and count.
 # 1. Each lab's reference, its tests declared XL_TIMED (XL_LIST_TIMED=1 lists them) graded with the GPU to
 #    themselves, lab by lab; XL_REF_RUNS times, default 1.
-# 2. Then, XL_MUTANT_JOBS gradings at once (default the lane's cores, 4 to 8): the references' other tests, the
-#    skeletons, and every planted mutant on the tests its " * target:" lines name. A correctness check holds on a
+# 2. Then, XL_MUTANT_JOBS gradings at once (default the lane's cores, 4 to 8), each one test at a time
+#    (XL_GRADE_JOBS=1; elsewhere a grading runs several at once, its timed tests alone): the references' other tests,
+#    the skeletons, and every planted mutant on the tests its " * target:" lines name. A correctness check holds on a
 #    shared GPU: a reference must get full points over both parts on a GPU (without one, pass every CPU test and SKIP
 #    the others with a reason), a skeleton must not pass, and a target a mutant failed with no speed figure missed is
 #    lost for good.
@@ -89,8 +90,9 @@ report_data() {
 
 # ===== The references' other tests, the skeletons and the planted mutants, several at once =====
 section "the references' other tests, the skeletons and every planted mutant, $mutant_jobs gradings at once"
-# pool_grade BIN NAME ARGS... - grade in the background once a slot is free
-pool_grade() { pool_wait "$mutant_jobs"; grade "$@" & pool_pids+=($!); }
+# pool_grade BIN NAME ARGS... - grade in the background once a slot is free; each grading runs its tests one at a
+# time (XL_GRADE_JOBS=1): the gradings at once already fill the GPU and the cores
+pool_grade() { pool_wait "$mutant_jobs"; XL_GRADE_JOBS=1 grade "$@" & pool_pids+=($!); }
 declare -A untimed # slug -> the --filter of its tests that are not timed
 for slug in ${slugs[@]+"${slugs[@]}"}; do
     untimed[$slug]=${timed[$slug]:+--filter=!($(filter_of ${timed[$slug]}))}

@@ -97,3 +97,15 @@ if [ -n "$crash_runner" ] && [ $crash_rc = 0 ] && grep -q "^grader: Criterion's 
     [ "$(tail -n +2 "$LOG/selftest-crash/points.tsv" | wc -l)" = "$(tail -n +2 "$LOG/selftest/points.tsv" | wc -l)" ]; then
     ok "grading model: a runner killed by SIGABRT mid-grading is said in one line and graded again, every test's result kept"
 else bad "grading model: a crashed runner (runner '$crash_runner', exit $crash_rc; log: $LOG/selftest-crash.log)"; fi
+
+# tests run at once (XL_GRADE_JOBS) finish in any order; the grading reports them as one at a time does: the same
+# table, results.json and points (seconds aside), in Criterion's order
+for j in 1 4; do
+    mkdir -p "$LOG/selftest-jobs$j"
+    XL_NO_GPU=1 XL_GRADE_JOBS=$j XL_RESULTS_DIR="$LOG/selftest-jobs$j" $B/bin/grade-selftest >"$LOG/selftest-jobs$j.log" 2>/dev/null
+done
+if grep -q '^lab 00 ' "$LOG/selftest-jobs1.log" && cmp -s "$LOG/selftest-jobs1.log" "$LOG/selftest-jobs4.log" &&
+    cmp -s "$LOG/selftest-jobs1/results.json" "$LOG/selftest-jobs4/results.json" &&
+    [ "$(cut -f1-4 "$LOG/selftest-jobs1/points.tsv")" = "$(cut -f1-4 "$LOG/selftest-jobs4/points.tsv")" ]; then
+    ok "grading model: 4 tests at once report as one at a time: the same table, results.json and points, in the same order"
+else bad "grading model: XL_GRADE_JOBS=4 reports differently from XL_GRADE_JOBS=1 (logs: $LOG/selftest-jobs1.log, $LOG/selftest-jobs4.log)"; fi
