@@ -17,6 +17,10 @@ extern "C" {
 /* xl_delay - enqueues on stream one thread that spins for ns nanoseconds of GPU time; checked */
 void xl_delay(cudaStream_t stream, uint64_t ns);
 
+/* xl_delay_released - xl_delay, ended early once *release is nonzero (pinned host memory the kernel reads, mapped
+ * into the device's address space): a stand-in for a long unrelated kernel that need not be waited out. Checked. */
+void xl_delay_released(cudaStream_t stream, uint64_t ns, const volatile unsigned *release);
+
 /* xl_hang - enqueues a kernel that never ends (only for planted mutants and grader tests) */
 void xl_hang(cudaStream_t stream);
 
@@ -25,6 +29,12 @@ void xl_hang(cudaStream_t stream);
  * sets as the kernel's limit; with it no second block (of this launch or another) fits on a multiprocessor,
  * so two such kernels on different streams run one after the other. Checked. */
 void xl_one_block_per_sm(const void *kernel, int *blocks, int *smem);
+
+/* xl_fill_gpu - enqueues on stream a kernel that holds every multiprocessor for ns nanoseconds (one block on each,
+ * shaped by xl_one_block_per_sm), and returns once every block of it runs: until it ends no block of another kernel
+ * can start, while copies still can. 0, or -1 when its blocks did not all start within a second (the GPU busy with
+ * other work). Checked. */
+int xl_fill_gpu(cudaStream_t stream, uint64_t ns);
 
 #ifdef __cplusplus
 }

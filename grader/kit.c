@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -21,6 +22,28 @@ void kit_time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind
 {
     xl_copy_job c = {dst, src, bytes, kind};
     xl_time_gpu(xl_memcpy_work, &c, 0, warmup, reps, out);
+}
+
+/* guarded_pages - the pages kit_tail_guarded maps for bytes: enough for them, and one more as the guard */
+static size_t guarded_pages(size_t bytes, size_t page)
+{
+    return (bytes + page - 1) / page + 1;
+}
+
+void *kit_tail_guarded(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = guarded_pages(bytes, page);
+    unsigned char *base = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(base != MAP_FAILED, "the grader could not map %zu bytes of host memory", pages * page);
+    cr_assert(mprotect(base + (pages - 1) * page, page, PROT_NONE) == 0, "the grader could not protect a page");
+    return base + (pages - 1) * page - bytes; /* mmap's pages are zeroed */
+}
+
+void kit_tail_guarded_free(void *p, size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = guarded_pages(bytes, page);
+    unsigned char *end = (unsigned char *)p + bytes; /* where the guard page begins */
+    munmap(end - (pages - 1) * page, pages * page);
 }
 
 void *kit_host_alloc(size_t bytes)
@@ -90,19 +113,58 @@ void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, siz
 const size_t kit_awkward_sizes[] = {1, 3, 4095, 4097, 65536 + 13, (1u << 20) + 7, (64u << 20) + 1};
 const size_t kit_n_awkward = sizeof kit_awkward_sizes / sizeof kit_awkward_sizes[0];
 
+/* release_word - the pinned word that ends the unrelated kernel of a narrow-wait test early, made once a process;
+ * NULL where it cannot be made (no GPU: the kernel then runs its whole time) */
+static volatile unsigned *release_word(void)
+{
+    static unsigned *word;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        if (cudaHostAlloc((void **)&word, sizeof *word, cudaHostAllocMapped) != cudaSuccess) {
+            cudaGetLastError();
+            word = NULL;
+        }
+    }
+    return word;
+}
+
+/* busy_begin - the unrelated kernel: busy_ns on the legacy default stream (blocking streams, cudaStreamCreate's,
+ * wait for it too), or until busy_end */
+static void busy_begin(uint64_t busy_ns)
+{
+    volatile unsigned *w = release_word();
+    if (!w) {
+        xl_delay(cudaStreamLegacy, busy_ns);
+        return;
+    }
+    *w = 0;
+    xl_delay_released(cudaStreamLegacy, busy_ns, w);
+}
+
+/* busy_end - ends the unrelated kernel now (the calls are timed: a call that waited for it has already waited) and
+ * waits for the device */
+static void busy_end(void)
+{
+    volatile unsigned *w = release_word();
+    if (w)
+        *w = 1;
+    XL_CHECK(cudaDeviceSynchronize());
+}
+
 double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns)
 {
-    xl_delay(cudaStreamLegacy, busy_ns); /* blocking streams (cudaStreamCreate's) wait for it too */
+    busy_begin(busy_ns);
     double t0 = xl_now_ms();
     call(ctx);
     double ms = xl_now_ms() - t0;
-    XL_CHECK(cudaDeviceSynchronize());
+    busy_end();
     return ms;
 }
 
 double kit_ms_beside_busy_each(void (*call)(void *ctx, int k), void *ctx, int n, uint64_t busy_ns, double *ms)
 {
-    xl_delay(cudaStreamLegacy, busy_ns);
+    busy_begin(busy_ns);
     double t0 = xl_now_ms(), t = t0;
     for (int k = 0; k < n; k++) {
         call(ctx, k);
@@ -110,7 +172,7 @@ double kit_ms_beside_busy_each(void (*call)(void *ctx, int k), void *ctx, int n,
         ms[k] = now - t;
         t = now;
     }
-    XL_CHECK(cudaDeviceSynchronize());
+    busy_end();
     return t - t0;
 }
 
@@ -147,6 +209,7 @@ static size_t heap_now(void)
 
 kit_held kit_held_now(void)
 {
+    release_word(); /* the kit's own, made before any count */
     kit_held h = {xl_pinned_now(), xl_resources_now(), heap_now()};
     return h;
 }

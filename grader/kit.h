@@ -20,6 +20,12 @@
 void kit_time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int warmup, int reps,
                    xl_timing *out);
 
+/* kit_tail_guarded - bytes of zeroed host memory that end where a page no one may touch begins, so that code reading
+ * or writing past their end crashes at once (a loop that runs one piece too far); fails the test when it cannot be
+ * made. kit_tail_guarded_free(p, bytes) gives it back. */
+void *kit_tail_guarded(size_t bytes);
+void kit_tail_guarded_free(void *p, size_t bytes);
+
 /* kit_host_alloc - malloc'd host memory, filled with XL_POISON_BYTE (every page touched); fails the test on OOM */
 void *kit_host_alloc(size_t bytes);
 
@@ -50,14 +56,15 @@ extern const size_t kit_awkward_sizes[];
 extern const size_t kit_n_awkward;
 
 /* kit_ms_beside_busy - runs call(ctx) while an unrelated busy_ns kernel runs on the legacy default stream
- * and returns how long call took in ms; waits for the device afterwards. A call that waits for the whole
+ * and returns how long call took in ms; then ends that kernel early (nothing is timed after the call) and waits for
+ * the device. A call that waits for the whole
  * device, for the legacy default stream, or queues its work on a blocking stream (cudaStreamCreate's, which
  * waits for the legacy stream) takes at least busy_ns. */
 double kit_ms_beside_busy(void (*call)(void *ctx), void *ctx, uint64_t busy_ns);
 
 /* kit_ms_beside_busy_each - kit_ms_beside_busy for n calls in a row beside one unrelated busy_ns kernel on the
  * legacy default stream: call(ctx, k) for k = 0 .. n - 1, the time of each into ms[k]; returns the time of all n
- * (ms), and waits for the device afterwards. A call that waits for the whole device or the legacy stream, or waits
+ * (ms), then ends the kernel early and waits for the device. A call that waits for the whole device or the legacy stream, or waits
  * for work it queued on a blocking stream, returns only when the kernel has ended, so the total is then at least
  * busy_ns less the time from the kernel's launch to the first call; its own ms[k] shows which call it was. */
 double kit_ms_beside_busy_each(void (*call)(void *ctx, int k), void *ctx, int n, uint64_t busy_ns, double *ms);
@@ -100,7 +107,8 @@ typedef struct {
 #define KIT_REPEAT_MAX 64   /* at most, */
 #define KIT_REPEAT_MS 150.0 /* and about this long a round */
 
-/* kit_held_now - the counts now */
+/* kit_held_now - the counts now (it first makes the kit's own pinned word that ends the narrow-wait tests' kernel
+ * early, once a process, so that it never counts as a call's) */
 kit_held kit_held_now(void);
 
 /* kit_expect_released - fails unless nothing more is held now than at before: every pinned buffer,
