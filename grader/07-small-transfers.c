@@ -40,8 +40,9 @@ XL_LAB("07", "small-transfers");
 
 #define MIB ((size_t)1 << 20)
 #define KIB ((size_t)1 << 10)
-#define ARENA_BYTES (8 * MIB)      /* the host and device arenas a piece list lies in, guards included */
+#define ARENA_BYTES (16 * MIB)     /* the host and device arenas a piece list lies in, guards included */
 #define GUARD_TAIL 64              /* poisoned bytes after a list's last piece */
+#define ALIGN_MOD 64               /* pieces are placed at an address % ALIGN_MOD (a cache line) asked for, or random */
 #define STALE_BYTE 0x3C            /* what a device arena holds before the kit's copy of the right data lands */
 #define BUSY_NS 3000000ull         /* GPU work queued on the stream before a call: 3 ms, and 1 ms more per MiB the */
 #define BUSY_NS_PER_MIB 1000000ull /* call moves, so that the call's host work ends first (packing: ~0.2 ms/MiB) */
@@ -114,9 +115,9 @@ static void partition(size_t total, int n, size_t least, size_t *out)
 /* A list of pieces, laid out in a host arena and a device arena. */
 typedef struct {
     int n;
-    lab_piece *pieces;           /* n of them (at least one allocated) */
+    lab_piece *pieces;           /* n of them (at least one allocated), ending where a guard page begins */
     size_t *host_off, *dev_off;  /* each piece's place: bytes from the start of its arena */
-    int *host_al, *dev_al;       /* the address % 16 asked for each piece, -1 for any, before it is placed */
+    int *host_al, *dev_al;       /* the address % ALIGN_MOD asked for each piece, -1 for any, before it is placed */
     unsigned char *nulls;        /* an empty piece's pointers: 1 host NULL, 2 device NULL, 3 both */
     size_t total;                /* the pieces' bytes added up */
     size_t host_from, host_end;  /* the part of each arena the list lies in, its guards included */
@@ -127,13 +128,20 @@ typedef struct {
     char what[400];              /* the list and the call in words, for every message */
 } plist;
 
-/* list_init - an empty list of n pieces (bytes 0, any alignment, pointers set when placed) */
+/* list_pieces_bytes - the bytes of a list of n pieces' array (one piece at least) */
+static size_t list_pieces_bytes(int n)
+{
+    return (size_t)(n > 0 ? n : 1) * sizeof(lab_piece);
+}
+
+/* list_init - an empty list of n pieces (bytes 0, any alignment, pointers set when placed); its array of pieces
+ * ends at a page no one may touch, so that a call reading past piece n - 1 crashes */
 static void list_init(plist *l, int n)
 {
     size_t k = (size_t)(n > 0 ? n : 1);
     memset(l, 0, sizeof *l);
     l->n = n;
-    l->pieces = calloc(k, sizeof *l->pieces);
+    l->pieces = kit_tail_guarded(list_pieces_bytes(n));
     l->host_off = calloc(k, sizeof *l->host_off);
     l->dev_off = calloc(k, sizeof *l->dev_off);
     l->host_al = malloc(k * sizeof *l->host_al);
@@ -147,7 +155,8 @@ static void list_init(plist *l, int n)
 /* list_free - what list_init allocated */
 static void list_free(plist *l)
 {
-    free(l->pieces), free(l->host_off), free(l->dev_off), free(l->host_al), free(l->dev_al), free(l->nulls);
+    kit_tail_guarded_free(l->pieces, list_pieces_bytes(l->n));
+    free(l->host_off), free(l->dev_off), free(l->host_al), free(l->dev_al), free(l->nulls);
 }
 
 /* list_sum - the pieces' bytes added up, into l->total */
@@ -177,8 +186,8 @@ static void shuffle(int *order, int n)
 }
 
 /* place_side - lays the pieces out on one side, in a random order, from byte `from` of the arena at base: each
- * after 1 to 16 guard bytes, then moved up to the alignment asked for (an empty piece points at a guard byte);
- * returns the end, the tail guard included */
+ * after 1 to 16 guard bytes, then moved up to the address % ALIGN_MOD asked for (at random where none is; an empty
+ * piece points at a guard byte); returns the end, the tail guard included */
 static size_t place_side(const plist *l, const unsigned char *base, size_t from, size_t *off, const int *al)
 {
     int *order = malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof *order);
@@ -187,9 +196,9 @@ static size_t place_side(const plist *l, const unsigned char *base, size_t from,
     size_t at = from + (size_t)rnd(1, 16);
     for (int k = 0; k < l->n; k++) {
         int i = order[k];
-        size_t a = (size_t)(al[i] >= 0 ? al[i] : rnd(0, 15));
+        size_t a = (size_t)(al[i] >= 0 ? al[i] : rnd(0, ALIGN_MOD - 1));
         at += (size_t)rnd(1, 16);
-        at += (a + 16 - (uintptr_t)(base + at) % 16) % 16;
+        at += (a + ALIGN_MOD - (uintptr_t)(base + at) % ALIGN_MOD) % ALIGN_MOD;
         off[i] = at;
         at += l->pieces[i].bytes;
     }
@@ -213,7 +222,9 @@ static void place(plist *l, unsigned char *host, size_t host_from, unsigned char
 }
 
 /* The lists every exactness test runs. */
-enum { L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_FILL, L_TRIPS, L_ZEROS, L_MEDIUM, L_KINDS };
+enum { L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_FILL, L_TRIPS, L_ZEROS, L_LINES, L_TINY, L_MEDIUM, L_KINDS };
+#define LINES_PIECES 4096  /* L_LINES: pieces of 62 bytes, each 1 byte into a cache line of the GPU's */
+#define TINY_PIECES 40000  /* L_TINY: pieces of 1 byte, each at the last byte of a cache line of the GPU's */
 
 /* shape - a fresh list of the kind: its pieces' bytes, alignments and NULLs, the packer it fits (max_bytes,
  * max_pieces; some kinds fill it exactly), and its description in what */
@@ -230,8 +241,8 @@ static void shape(plist *l, int kind)
     case L_ONE_BYTE:
         list_init(l, 1);
         l->pieces[0].bytes = 1;
-        l->max_bytes = (size_t)rnd(1, 64), l->max_pieces = (int)rnd(1, 4);
-        snprintf(l->what, sizeof l->what, "one piece of 1 byte");
+        l->max_bytes = 1, l->max_pieces = 1;
+        snprintf(l->what, sizeof l->what, "one piece of 1 byte (the smallest packer: 1 byte, 1 piece)");
         break;
     case L_ALIGN: /* 256 pieces, one for each pair of host and device address % 16, and 8 empty ones */
         n = 256 + 8;
@@ -271,7 +282,7 @@ static void shape(plist *l, int kind)
         list_init(l, n);
         int big = (int)rnd(0, n - 1);
         for (int i = 0; i < n; i++)
-            l->pieces[i].bytes = i == big ? ((size_t)rnd((long)(2 * MIB), (long)(6 * MIB)) | 1) : (size_t)rnd(1, 4096);
+            l->pieces[i].bytes = i == big ? ((size_t)rnd((long)(7 * MIB), (long)(12 * MIB)) | 1) : (size_t)rnd(1, 4096);
         list_sum(l);
         l->max_bytes = l->total + (size_t)rnd(0, (long)MIB), l->max_pieces = n + (int)rnd(0, 8);
         snprintf(l->what, sizeof l->what, "one piece of %zu bytes (piece %d) among %d of 1 to 4096 bytes",
@@ -321,6 +332,30 @@ static void shape(plist *l, int kind)
         empty_nulls(l);
         l->max_bytes = (size_t)rnd(1, 4096), l->max_pieces = n + (int)rnd(0, 4);
         snprintf(l->what, sizeof l->what, "%d empty pieces (0 bytes; some with NULL pointers)", n);
+        break;
+    case L_LINES: /* a piece begins 1 byte after, and ends 1 byte before, every line boundary it spans */
+        list_init(l, LINES_PIECES);
+        for (int i = 0; i < LINES_PIECES; i++) {
+            l->pieces[i].bytes = ALIGN_MOD - 2;
+            l->dev_al[i] = 1;
+        }
+        l->max_bytes = (size_t)LINES_PIECES * (ALIGN_MOD - 2), l->max_pieces = LINES_PIECES;
+        snprintf(l->what, sizeof l->what,
+                 "%d pieces of %d bytes, each 1 byte into a %d-byte line of the GPU's memory (so every line "
+                 "boundary has a piece ending 1 byte before it and one beginning 1 byte after it)",
+                 LINES_PIECES, ALIGN_MOD - 2, ALIGN_MOD);
+        break;
+    case L_TINY: /* the most a packer's table and padding can add to its bytes */
+        list_init(l, TINY_PIECES);
+        for (int i = 0; i < TINY_PIECES; i++) {
+            l->pieces[i].bytes = 1;
+            l->dev_al[i] = ALIGN_MOD - 1;
+        }
+        l->max_bytes = TINY_PIECES, l->max_pieces = TINY_PIECES;
+        snprintf(l->what, sizeof l->what,
+                 "%d pieces of 1 byte, each at the last byte of a %d-byte line of the GPU's memory (a packer "
+                 "that keeps line offsets pads them to a line each: its staging is far larger than the %d bytes)",
+                 TINY_PIECES, ALIGN_MOD, TINY_PIECES);
         break;
     default: /* L_MEDIUM: sizes spread over 1 byte to 64 KiB, as many small ones as large */
         n = (int)rnd(10, 200);
@@ -459,6 +494,28 @@ static int overlaps(const void *a, size_t an, const void *b, size_t bn)
     return an && bn && x < y + bn && y < x + an;
 }
 
+/* copy_dev_end - the device end of a copy between host and device */
+static const void *copy_dev_end(const xl_copy_rec *r)
+{
+    return xl_copy_dir(r) == cudaMemcpyHostToDevice ? r->dst : r->src;
+}
+
+/* expect_disjoint_copies - no two of a packed call's first n copies in one direction carry the same bytes of the
+ * GPU's memory (lab.h): a chunk copied twice pays the link twice */
+static void expect_disjoint_copies(const call_seen *c, int n, const plist *l, const char *fn)
+{
+    for (int k = 1; k < n; k++)
+        for (int j = 0; j < k; j++) {
+            const xl_copy_rec *x = &c->recs[j], *y = &c->recs[k];
+            cr_assert(xl_copy_dir(x) != xl_copy_dir(y) ||
+                          !overlaps(copy_dev_end(x), x->bytes, copy_dev_end(y), y->bytes),
+                      "%s: %s's copies %d and %d of %d (%zu and %zu bytes) both carry some of the same bytes of the "
+                      "GPU's staging: lab.h's trips carry each byte once (was a chunk sent again, or a ring of copies "
+                      "one too long?)",
+                      l->what, fn, j + 1, k + 1, c->ncopies, x->bytes, y->bytes);
+        }
+}
+
 /* expect_packed_copies - a packed call's copies: none for n = 0 and no batch call; at most 1 + ceil(total /
  * LAB_TRIP_BYTES), each a cudaMemcpyAsync on s, host to device for a send (a fetch may also send its table), its
  * host end pinned, not write-combined and not the caller's memory (host_arena: where the list's host pieces lie) */
@@ -510,6 +567,7 @@ static void expect_packed_copies(const call_seen *c, int which, const plist *l, 
     if (l->total > 0)
         cr_assert(data > 0, "%s: %s moved %zu bytes of pieces but asked for no %s copy", l->what, fn, l->total,
                   send ? "host-to-device" : "device-to-host");
+    expect_disjoint_copies(c, n, l, fn);
 }
 
 /* expect_one_batch - a batch call's copies: none for n = 0, else one cudaMemcpyBatchAsync on s carrying every byte
@@ -828,6 +886,8 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
                                "pack (3 us x 2000 bytes a microsecond)"},
         {5, 10, 10, INFINITY, "packing exactly as fast as the link: the packed path is never slower (INFINITY)"},
         {5, 10, 20, INFINITY, "packing faster than the link: the packed path is never slower (INFINITY)"},
+        {5, 10, 10.5, INFINITY, "packing a little faster than the link (by less than 1 GB/s): INFINITY"},
+        {5, 0.25, 0.375, INFINITY, "packing faster than a slow link (both under 1 GB/s): INFINITY"},
         {1e-3, 1, 1e6, INFINITY, "packing faster than the link: INFINITY, however small the latency"},
         {5, 10, INFINITY, INFINITY, "an infinite packing rate is at least the link's: INFINITY"},
         {5, INFINITY, INFINITY, INFINITY, "both rates infinite: pack >= link, INFINITY"},
@@ -1263,15 +1323,15 @@ static void upload_image(arenas *a, size_t from, size_t end)
 }
 
 XL_TEST(packed, reuse, 10, XL_GPU,
-        "the staging is rewritten only after the last call's copy read it: sends and fetches in a row on a stream "
-        "held up 5 ms, and on a second stream while the first one's copy waits; a fetch returns with its bytes; "
-        "destroy right after a send",
+        "the staging is rewritten only after the last call's copy and kernel read it: sends and fetches in a row on "
+        "a stream held up 5 ms, on a second stream while the first one's copy waits, and while its kernel waits for "
+        "busy multiprocessors; a fetch returns with its bytes; destroy right after a send",
         30)
 {
     enum { SENDS = 5 };
     arenas a;
     arenas_alloc(&a);
-    cudaStream_t s1 = kit_stream(), s2 = kit_stream(), sb;
+    cudaStream_t s1 = kit_stream(), s2 = kit_stream(), s3 = kit_stream(), sb;
     XL_CHECK(cudaStreamCreate(&sb)); /* a blocking stream: its work waits for the legacy stream's */
     kit_held h0 = kit_held_now();
     size_t mb = (size_t)rnd((long)(2 * REUSE_BIG), (long)(2 * REUSE_BIG + 256 * KIB)), host_at[2] = {0, 0}, dev_at = 0;
@@ -1367,12 +1427,50 @@ XL_TEST(packed, reuse, 10, XL_GPU,
              "a send", mb, mp);
     kit_expect_released(h0, what);
 
+    /* 5: every multiprocessor held 5 ms, so a send's copies land but its kernel cannot run yet; then at once a call
+     * on a second stream (a send, then in a second round a fetch): its copies into the device staging (a fetch's
+     * table too) must wait for that kernel, which still reads it */
+    p = new_packer(mb, mp);
+    plist v[2][2];
+    for (int k = 0; k < 2; k++) {
+        reuse_list(&v[k][0], &a, host_at, &dev_at, mb, mp, 1,
+                   "a send while every multiprocessor of the GPU was busy for 5 ms (its copies could run, its kernel "
+                   "not)");
+        reuse_list(&v[k][1], &a, host_at, &dev_at, mb, mp, 0,
+                   k ? "a fetch on a second stream right after it" : "a send on a second stream right after it");
+    }
+    for (int k = 0; k < 2; k++) {
+        if (k)
+            upload_image(&a, v[k][1].dev_from, v[k][1].dev_end);
+        xl_dev_fill(a.dev + v[k][0].dev_from, XL_POISON_BYTE, v[k][k ? 0 : 1].dev_end - v[k][0].dev_from);
+        for (int j = 0; j <= !k; j++)
+            reuse_prepare(&a, &v[k][j]);
+        cr_assert(xl_fill_gpu(s3, HOLD_NS) == 0,
+                  "the kit could not hold every multiprocessor of the GPU (is another program using it?)");
+        reuse_send(&a, &v[k][0], p, s1);
+        if (k)
+            reuse_fetch(&a, &v[k][1], p, s2);
+        else
+            reuse_send(&a, &v[k][1], p, s2);
+        h.other = h.poison = " Every multiprocessor was busy for 5 ms, so the first send's kernel ran late while its "
+                             "copies did not: the next call's copies into the device staging (a send's chunks, a "
+                             "fetch's table) must wait for the last call's kernel, which reads it (an event recorded "
+                             "on the kernel's stream, waited for on the new call's stream with cudaStreamWaitEvent)";
+        expect_sent(&a, v[k], k ? 1 : 2, "once the GPU had finished", h);
+        if (k)
+            expect_fetched(&a, &v[k][1], (hints){": it came right after a send whose kernel waited for busy "
+                                                 "multiprocessors: its table must not overwrite the device staging "
+                                                 "before that kernel has read it", NULL, NULL});
+    }
+    lab_packer_destroy(p);
+
     for (int k = 0; k < SENDS; k++)
         list_free(&l[k]);
     list_free(&q), list_free(&f), list_free(&m[0]), list_free(&m[1]), list_free(&g), list_free(&r[0]);
     list_free(&r[1]);
-    list_free(&u);
+    list_free(&u), list_free(&v[0][0]), list_free(&v[0][1]), list_free(&v[1][0]), list_free(&v[1][1]);
     XL_CHECK(cudaStreamDestroy(s1));
+    XL_CHECK(cudaStreamDestroy(s3));
     XL_CHECK(cudaStreamDestroy(s2));
     XL_CHECK(cudaStreamDestroy(sb));
     arenas_free(&a);

@@ -26,7 +26,7 @@ typedef struct {
 
 /* The packed path carries the data in large trips: a call that moves total bytes makes at most
  * 1 + ceil(total / LAB_TRIP_BYTES) copies in all (an offsets table's copy included), each a cudaMemcpyAsync on the
- * caller's stream. */
+ * caller's stream, and no two copies of one call carry the same bytes of the GPU's memory. */
 #define LAB_TRIP_BYTES ((size_t)1 << 20)
 
 /* cudaMemcpyBatchAsync exists from CUDA 12.8 on; its signature changed in 13.0 (no failIdx). */

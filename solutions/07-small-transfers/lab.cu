@@ -20,7 +20,7 @@
  * caller's stream waits (on the GPU) until the last call's kernels are done with the device staging ('side_done').
  * The batch path hands the pieces to cudaMemcpyBatchAsync in one call.
  */
-#include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,8 +35,8 @@
 
 /* ===== Sizes, and why ===== */
 
-#define FIRST_CHUNK_BYTES LAB_TRIP_BYTES /* the first copy starts once 1 MiB is packed; 1 MiB is also the least trip */
-#define MAX_CHUNK_BYTES ((size_t)4 << 20) /* 4 MiB: ~80 us on the link, the per-copy cost (a few us) is lost in it */
+#define FIRST_CHUNK_BYTES LAB_TRIP_BYTES /* the first copy starts once 1 MiB is packed; chunks grow to 4 MiB (~80 us on
+                                         * the link, where the per-copy cost of a few us is lost) */
 #define UNIT_BYTES ((size_t)64 << 10)     /* a thread's share of host work at a time: 16 to 64 units a chunk */
 #define SOLO_BYTES ((size_t)256 << 10)    /* below this thread 0 packs alone: a wake-up costs as much as it saves */
 /* Threads that pack for a send, at most. Packing only has to outrun the link; more threads than that take memory
@@ -141,6 +141,36 @@ static int check_packed_call(const char *fn, const lab_packer *p, const lab_piec
     return check_pieces(fn, pieces, n, p->max_pieces, p->max_bytes, total, m);
 }
 
+/* ===== The packing threads: one team for the process ===== */
+
+/* Starting and stopping a dozen threads with every packer costs a millisecond and leaves the C library's thread
+ * caches changed from one create to the next; so every packer shares one team, started by the first packer and
+ * kept until the process ends, and calls from several packers at once take turns with it. */
+static xl_pool *pool_made;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t pool_turn = PTHREAD_MUTEX_INITIALIZER;
+
+/* make_pool - pthread_once's routine: starts the team (pool_made stays NULL when it cannot) */
+static void make_pool(void)
+{
+    pool_made = xl_pool_create(xl_pool_default_threads());
+}
+
+/* shared_pool - the process's packing team, started on first use; NULL when its threads cannot be made */
+static xl_pool *shared_pool(void)
+{
+    pthread_once(&pool_once, make_pool);
+    return pool_made;
+}
+
+/* run_job - xl_pool_run on the shared team, one packer's job at a time */
+static void run_job(xl_pool *pool, xl_pool_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&pool_turn);
+    xl_pool_run(pool, fn, ctx);
+    pthread_mutex_unlock(&pool_turn);
+}
+
 /* ===== Create and destroy ===== */
 
 /* ok - 1 when err is cudaSuccess; otherwise clears it, says what failed, 0 */
@@ -182,10 +212,9 @@ extern "C" lab_packer *lab_packer_create(size_t max_bytes, int max_pieces)
     p->max_pieces = max_pieces;
     size_t table = add_sizes(mul_sizes(TABLE_ENTRY_BYTES, (size_t)max_pieces), LINE - 1) & ~(size_t)(LINE - 1);
     p->staging_bytes = add_sizes(add_sizes(table, max_bytes), mul_sizes(LINE, (size_t)max_pieces));
-    /* a call's chunks: all but the last at least 1 MiB of staging */
-    p->max_chunks = (long)(p->staging_bytes / FIRST_CHUNK_BYTES < (size_t)LONG_MAX / 2
-                               ? p->staging_bytes / FIRST_CHUNK_BYTES + 2
-                               : LONG_MAX / 2);
+    /* a call's chunks: all but the last at least 1 MiB of staging (staging_bytes is at most SIZE_MAX, so this is
+     * at most 2^44 + 2: no overflow) */
+    p->max_chunks = (long)(p->staging_bytes / FIRST_CHUNK_BYTES + 2);
     if (!ok(cudaHostAlloc((void **)&p->host, p->staging_bytes, cudaHostAllocDefault), "pinning the staging buffer") ||
         !ok(cudaMalloc((void **)&p->dev, p->staging_bytes), "the device staging buffer")) {
         lab_packer_destroy(p);
@@ -212,7 +241,7 @@ extern "C" lab_packer *lab_packer_create(size_t max_bytes, int max_pieces)
             lab_packer_destroy(p);
             return NULL;
         }
-    if (!(p->pool = xl_pool_create(xl_pool_default_threads()))) {
+    if (!(p->pool = shared_pool())) {
         fprintf(stderr, "lab_packer_create: cannot start the packing threads\n");
         lab_packer_destroy(p);
         return NULL;
@@ -238,8 +267,7 @@ extern "C" void lab_packer_destroy(lab_packer *p)
         XL_CHECK(cudaStreamDestroy(p->side));
     XL_CHECK(cudaFree(p->dev));      /* cudaFree(NULL) does nothing */
     XL_CHECK(cudaFreeHost(p->host)); /* nor cudaFreeHost(NULL) */
-    xl_pool_destroy(p->pool);
-    free(p->host_of);
+    free(p->host_of); /* the pool is the process's: it stays for the next packer */
     free(p->chunks);
     free(p);
 }
@@ -298,9 +326,7 @@ static void plan_chunks(lab_packer *p, size_t from, size_t to, long most)
     long k = 0;
     for (size_t pos = from; pos < to; k++) {
         size_t left = to - pos;
-        size_t grow = FIRST_CHUNK_BYTES << (k < 2 ? k : 2);
-        if (grow > MAX_CHUNK_BYTES)
-            grow = MAX_CHUNK_BYTES;
+        size_t grow = FIRST_CHUNK_BYTES << (k < 2 ? k : 2); /* 1, 2, then 4 MiB */
         size_t half = (left / 2) & ~(size_t)(LINE - 1), bytes = grow < half ? grow : half;
         if (bytes < FIRST_CHUNK_BYTES)
             bytes = FIRST_CHUNK_BYTES;
@@ -491,7 +517,7 @@ extern "C" int lab_send_packed(lab_packer *p, const lab_piece *pieces, int n, cu
     if (p->packed_end < SOLO_BYTES)
         send_job(0, 1, p);
     else
-        xl_pool_run(p->pool, send_job, p);
+        run_job(p->pool, send_job, p);
     XL_CHECK(cudaEventRecord(p->staging_free, stream));
     XL_CHECK(cudaEventRecord(p->side_done, p->side));
     XL_CHECK(cudaStreamWaitEvent(stream, p->side_done, 0)); /* work queued on stream from now on sees the pieces */
@@ -561,14 +587,12 @@ extern "C" int lab_fetch_packed(lab_packer *p, const lab_piece *pieces, int n, c
     if (p->packed_end - p->data_start < SOLO_BYTES)
         fetch_job(0, 1, p);
     else
-        xl_pool_run(p->pool, fetch_job, p);
+        run_job(p->pool, fetch_job, p);
     XL_RANGE_POP();
     return 0; /* every copy back is done, so the side stream's gathers are too */
 }
 
 /* ===== Batch ===== */
-
-#define BATCH_ON_STACK 64 /* pieces whose pointers fit on the stack; more are malloc'd for the call */
 
 /* batch_copy - the non-empty pieces in one cudaMemcpyBatchAsync on stream, to the device or from it */
 static int batch_copy(const char *fn, const lab_piece *pieces, int n, cudaStream_t stream, bool to_dev)
@@ -588,21 +612,14 @@ static int batch_copy(const char *fn, const lab_piece *pieces, int n, cudaStream
     }
     if (m == 0)
         return 0;
-    void *dst_stack[BATCH_ON_STACK];
-    const void *src_stack[BATCH_ON_STACK];
-    size_t size_stack[BATCH_ON_STACK];
-    void **dsts = dst_stack;
-    const void **srcs = src_stack;
-    size_t *sizes = size_stack;
-    if (m > BATCH_ON_STACK) {
-        dsts = (void **)malloc((size_t)m * sizeof *dsts);
-        srcs = (const void **)malloc((size_t)m * sizeof *srcs);
-        sizes = (size_t *)malloc((size_t)m * sizeof *sizes);
-        if (!dsts || !srcs || !sizes) {
-            free(dsts), free(srcs), free(sizes);
-            fprintf(stderr, "%s: out of host memory for %d pieces\n", fn, m);
-            return -1;
-        }
+    /* the call's own arrays of pointers and sizes (host memory only: nothing pinned or on the GPU is made) */
+    void **dsts = (void **)malloc((size_t)m * sizeof *dsts);
+    const void **srcs = (const void **)malloc((size_t)m * sizeof *srcs);
+    size_t *sizes = (size_t *)malloc((size_t)m * sizeof *sizes);
+    if (!dsts || !srcs || !sizes) {
+        free(dsts), free(srcs), free(sizes);
+        fprintf(stderr, "%s: out of host memory for %d pieces\n", fn, m);
+        return -1;
     }
     int j = 0;
     for (const lab_piece *pc = pieces; pc < pieces + n; pc++) {
@@ -617,10 +634,9 @@ static int batch_copy(const char *fn, const lab_piece *pieces, int n, cudaStream
         }
         sizes[j++] = pc->bytes;
     }
-    int device;
+    int device = -1;
     XL_CHECK(cudaGetDevice(&device));
-    struct cudaMemcpyAttributes attr;
-    memset(&attr, 0, sizeof attr);
+    struct cudaMemcpyAttributes attr = {}; /* every field the call does not name: 0 */
     attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream; /* read the sources after the work queued on stream */
     attr.srcLocHint.type = to_dev ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
     attr.srcLocHint.id = to_dev ? 0 : device;
@@ -634,8 +650,7 @@ static int batch_copy(const char *fn, const lab_piece *pieces, int n, cudaStream
     size_t fail_idx = 0;
     cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, (size_t)m, &attr, &attr_first, 1, &fail_idx, stream);
 #endif
-    if (dsts != dst_stack)
-        free(dsts), free(srcs), free(sizes);
+    free(dsts), free(srcs), free(sizes);
     XL_CHECK(err);
     return 0;
 #endif
