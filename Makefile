@@ -40,11 +40,15 @@ LDLIBS := -lpthread -ldl -lrt
 # Calls passed through the kit with no change to the code that makes them, in every program it links:
 # common/copylog.c and common/tracecopy.c record copies (a grader checks what was copied; explorers and graders
 # put copies on a timeline), common/pincount.c counts pinned memory, common/rescount.c device buffers, streams
-# and events (graders find what a student's code never released).
+# and events (graders find what a student's code never released), common/memlog.c records prefetches, advice and
+# <<< >>> launches in order (a grader checks where and on which stream). A name no object calls (CUDA 12's _v2
+# forms under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
 WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister \
   cudaMalloc cudaMallocManaged cudaFree cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority \
-  cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy
+  cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy \
+  cudaMemPrefetchAsync cudaMemAdvise cudaMemPrefetchAsync_v2 cudaMemAdvise_v2 cudaMemPrefetchBatchAsync \
+  __cudaPushCallConfiguration
 WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
 lab_wrap = $(WRAP)
 

@@ -2,10 +2,12 @@
  *
  * Part of xferlab's common library, beside rescount.h and pincount.h, whose wrapped calls (cudaMalloc,
  * cudaMallocManaged, cudaStreamCreate*, cudaEventCreate*, cudaMallocHost, cudaHostAlloc, cudaHostRegister) ask
- * xl_fault_due before each call. Graders arm it around a student's create to reach every failure path, one
- * allocation after another, without filling a real GPU: a create that fails half way must return NULL (or -1),
- * hold nothing and leave no error behind. The failure is the runtime's own: an allocation no GPU can give is made,
- * so cudaGetLastError finds cudaErrorMemoryAllocation afterwards, as after a real shortage.
+ * xl_fault_due before each call. An advice (cudaMemAdvise and CUDA 12's cudaMemAdvise_v2, wrapped in memlog.c) counts
+ * as a create too: it can fail as out of memory, which reaches "allocated, then the advice failed". Graders arm it
+ * around a student's create to reach every failure path, one allocation after another, without filling a real GPU:
+ * a create that fails half way must return NULL (or -1), hold nothing and leave no error behind. The failure is
+ * the runtime's own: an allocation no GPU can give is made, so cudaGetLastError finds cudaErrorMemoryAllocation
+ * afterwards, as after a real shortage.
  */
 #ifndef XL_FAULTS_H
 #define XL_FAULTS_H

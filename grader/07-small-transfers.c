@@ -18,7 +18,6 @@
  */
 #include <limits.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,18 +73,10 @@ XL_LAB("07", "small-transfers");
 
 /* ===== Random draws ===== */
 
-static uint64_t rng_state; /* seeded fresh in each test's process */
-
-/* rnd - a fresh random integer in [lo, hi], both included (splitmix64 from a fresh seed: many draws are cheap) */
+/* rnd - a fresh random integer in [lo, hi], both included (lo when hi <= lo) */
 static long rnd(long lo, long hi)
 {
-    if (!rng_state)
-        rng_state = xl_fresh_seed() | 1;
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return hi <= lo ? lo : lo + (long)(z % ((uint64_t)(hi - lo) + 1));
+    return hi <= lo ? lo : lo + (long)kit_rand(0, (uint64_t)(hi - lo));
 }
 
 /* cmp_size - qsort's order of size_t */
@@ -414,41 +405,25 @@ typedef struct {
     xl_batch_log batches;       /* cudaMemcpyBatchAsync calls */
 } call_seen;
 
-/* The call under watch, in globals: nothing a longjmp could clobber. */
-static jmp_buf call_jmp;          /* where a failed CUDA check inside the call lands */
-static char call_failure[2048];   /* and its message */
-static int call_which, call_n;
-static lab_packer *call_p;
-static const lab_piece *call_pieces;
-static cudaStream_t call_s;
-static volatile int call_rc, call_failed;
+/* The call under watch. */
+typedef struct {
+    int which, n;
+    lab_packer *p;
+    const lab_piece *pieces;
+    cudaStream_t s;
+    int rc;
+} watched;
 
-/* fail_in_call - the fail handler during a call: keeps the message and leaves the call */
-static void fail_in_call(const char *msg)
+/* run_watched - the call (kit_guarded_call's call) */
+static void run_watched(void *ctx)
 {
-    snprintf(call_failure, sizeof call_failure, "%s", msg);
-    longjmp(call_jmp, 1);
-}
-
-/* fail_here - the fail handler of a test (what the grading model sets): the message fails the test */
-static void fail_here(const char *msg)
-{
-    cr_fatal("%s", msg);
-}
-
-/* guarded - the call in the globals; a failed CUDA check in it sets call_failed */
-static void guarded(void)
-{
-    call_failed = 0, call_rc = -1;
-    if (setjmp(call_jmp) != 0) {
-        call_failed = 1;
-        return;
-    }
-    switch (call_which) {
-    case SEND_PACKED: call_rc = lab_send_packed(call_p, call_pieces, call_n, call_s); break;
-    case FETCH_PACKED: call_rc = lab_fetch_packed(call_p, call_pieces, call_n, call_s); break;
-    case SEND_BATCH: call_rc = lab_send_batch(call_pieces, call_n, call_s); break;
-    default: call_rc = lab_fetch_batch(call_pieces, call_n, call_s); break;
+    watched *w = ctx;
+    w->rc = -1;
+    switch (w->which) {
+    case SEND_PACKED: w->rc = lab_send_packed(w->p, w->pieces, w->n, w->s); break;
+    case FETCH_PACKED: w->rc = lab_fetch_packed(w->p, w->pieces, w->n, w->s); break;
+    case SEND_BATCH: w->rc = lab_send_batch(w->pieces, w->n, w->s); break;
+    default: w->rc = lab_fetch_batch(w->pieces, w->n, w->s); break;
     }
 }
 
@@ -458,26 +433,22 @@ static void guarded(void)
 static void call(int which, lab_packer *p, const lab_piece *pieces, int n, cudaStream_t s, call_seen *c,
                  const char *what)
 {
-    call_which = which, call_p = p, call_pieces = pieces, call_n = n, call_s = s;
+    watched w = {which, n, p, pieces, s, -1};
+    static char failure[2048];
+    int fired, stopped;
     xl_copylog_start(c->recs, MAX_RECS);
-    xl_set_fail_handler(fail_in_call);
-    xl_fail_create_after(0);
-    guarded();
-    int fired = xl_fault_fired();
-    xl_fail_create_after(-1);
-    xl_set_fail_handler(fail_here);
+    kit_guarded_call(run_watched, &w, &fired, &stopped, failure, sizeof failure);
     c->ncopies = xl_copylog_stop();
     c->batches = xl_copylog_batches();
-    c->rc = call_rc;
+    c->rc = w.rc;
     if (fired) {
-        cudaGetLastError(); /* the out-of-memory error the kit planted */
         cr_fatal("%s: %s tried to create something while it ran (a pinned or device buffer, a registration, a "
                  "stream or an event; the kit made it fail as out of memory%s). lab.h: a call creates nothing: the "
                  "packed calls reuse what lab_packer_create made, the batch calls use the caller's stream",
-                 what, call_names[which], call_failed ? ", and your code stopped on that error" : "");
+                 what, call_names[which], stopped ? ", and your code stopped on that error" : "");
     }
-    if (call_failed)
-        cr_fatal("%s: %s", what, call_failure);
+    if (stopped)
+        cr_fatal("%s: %s", what, failure);
 }
 
 /* expect_ok - the call returned 0 */

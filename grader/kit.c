@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <malloc.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,28 @@ int kit_is_pinned(const void *p)
     struct cudaPointerAttributes a;
     XL_CHECK(cudaPointerGetAttributes(&a, p));
     return a.type == cudaMemoryTypeHost;
+}
+
+int kit_is_mapped(const void *host, void **dev)
+{
+    struct cudaPointerAttributes a;
+    unsigned int flags = 0;
+    void *d = NULL;
+    int mapped = cudaPointerGetAttributes(&a, host) == cudaSuccess && a.type == cudaMemoryTypeHost &&
+                 cudaHostGetFlags(&flags, (void *)host) == cudaSuccess && (flags & cudaHostAllocMapped) &&
+                 cudaHostGetDevicePointer(&d, (void *)host, 0) == cudaSuccess;
+    cudaGetLastError(); /* a call above that failed: not this check's error to leave */
+    if (dev)
+        *dev = mapped ? d : NULL;
+    return mapped;
+}
+
+int kit_is_managed(const void *p)
+{
+    struct cudaPointerAttributes a;
+    int managed = cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeManaged;
+    cudaGetLastError();
+    return managed;
 }
 
 cudaStream_t kit_stream(void)
@@ -281,8 +304,8 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
         }
         cudaError_t left = cudaGetLastError();
         cr_assert(failed,
-                  "%s: its create number %ld (an allocation, a stream or an event) failed as out of memory, yet it "
-                  "reported success: check the result of every CUDA call that creates something",
+                  "%s: its create number %ld (an allocation, a stream, an event or an advice) failed as out of memory, "
+                  "yet it reported success: check the result of every CUDA call that creates something",
                   what, k + 1);
         cr_assert(left == cudaSuccess,
                   "%s: after its create number %ld failed, it left %s for the next cudaGetLastError to find: where "
@@ -365,7 +388,95 @@ void kit_expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, con
                   : recs[k].stream == 0 ? "on the legacy stream 0" : "on another stream");
 }
 
+/* stream_name - s as a message names it, in buf */
+static const char *stream_name(cudaStream_t s, char *buf, size_t len)
+{
+    if (s == 0)
+        return "the legacy stream 0";
+    if (s == cudaStreamLegacy)
+        return "cudaStreamLegacy";
+    if (s == cudaStreamPerThread)
+        return "cudaStreamPerThread";
+    snprintf(buf, len, "stream %p", (void *)s);
+    return buf;
+}
+
+void kit_expect_launches_on(const xl_mem_rec *recs, int n, cudaStream_t s, const char *call)
+{
+    char got[48], want[48];
+    int launches = 0;
+    for (int k = 0; k < n; k++)
+        launches += recs[k].kind == XL_MEM_LAUNCH;
+    cr_assert(launches > 0, "%s: no <<< >>> launch recorded: launch your kernel with <<< >>> on the stream given",
+              call);
+    for (int k = 0, i = 0; k < n; k++) {
+        if (recs[k].kind != XL_MEM_LAUNCH)
+            continue;
+        i++;
+        cr_assert(recs[k].stream == s,
+                  "%s: launch %d of %d (%u blocks of %u threads) went on %s, not on the stream it was given (%s): "
+                  "launch every kernel on that stream",
+                  call, i, launches, recs[k].grid, recs[k].block, stream_name(recs[k].stream, got, sizeof got),
+                  stream_name(s, want, sizeof want));
+    }
+}
+
 size_t kit_wrapping_count(size_t elem_bytes)
 {
     return SIZE_MAX / elem_bytes + 1 + (size_t)kit_rand_int(0, (long)((16u << 10) / elem_bytes) - 1);
+}
+
+/* ===== Random draws ===== */
+
+uint64_t kit_rand(uint64_t lo, uint64_t hi)
+{
+    static uint64_t state; /* seeded fresh in each test's process */
+    if (!state)
+        state = xl_fresh_seed() | 1;
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    if (hi <= lo)
+        return lo;
+    uint64_t span = hi - lo + 1;
+    return span == 0 ? z : lo + z % span;
+}
+
+/* ===== A student call under watch ===== */
+
+static jmp_buf guard_jmp;     /* where a failed CUDA check inside the call lands */
+static char *guard_failure;   /* and where its message goes */
+static size_t guard_len;
+
+/* leave_call - the fail handler during a guarded call: keeps the message and leaves the call */
+static void leave_call(const char *msg)
+{
+    snprintf(guard_failure, guard_len, "%s", msg);
+    longjmp(guard_jmp, 1);
+}
+
+/* fail_test - the fail handler of a test: the message fails it */
+static void fail_test(const char *msg)
+{
+    cr_fatal("%s", msg);
+}
+
+void kit_guarded_call(void (*call)(void *ctx), void *ctx, int *created, int *stopped, char *failure, size_t len)
+{
+    static volatile int failed; /* static: nothing a longjmp could clobber */
+    guard_failure = failure, guard_len = len, failed = 0;
+    failure[0] = '\0';
+    xl_set_fail_handler(leave_call);
+    xl_fail_create_after(0);
+    if (setjmp(guard_jmp) == 0)
+        call(ctx);
+    else
+        failed = 1;
+    *created = xl_fault_fired();
+    xl_fail_create_after(-1);
+    xl_set_fail_handler(fail_test);
+    if (*created)
+        cudaGetLastError(); /* the out-of-memory error the kit planted */
+    *stopped = failed;
 }

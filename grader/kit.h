@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/copylog.h"
+#include "common/memlog.h"
 #include "common/pincount.h"
 #include "common/rescount.h"
 #include "common/stats.h"
@@ -34,6 +35,15 @@ void *kit_pinned_alloc(size_t bytes);
 
 /* kit_is_pinned - 1 when the CUDA runtime knows p as page-locked host memory, 0 when it is pageable */
 int kit_is_pinned(const void *p);
+
+/* kit_is_mapped - 1 when host is mapped pinned memory: the runtime knows it as page-locked host memory, its
+ * cudaHostGetFlags include cudaHostAllocMapped and cudaHostGetDevicePointer gives its device pointer (into *dev, when
+ * dev is not NULL); else 0, *dev NULL and no CUDA error left. Registered memory (cudaHostRegister) has no flags to
+ * read: 0 */
+int kit_is_mapped(const void *host, void **dev);
+
+/* kit_is_managed - 1 when the runtime knows p as managed memory (cudaMallocManaged); else 0, no CUDA error left */
+int kit_is_managed(const void *p);
 
 /* kit_stream - a new non-blocking stream (it does not wait for, or hold up, the legacy default stream) */
 cudaStream_t kit_stream(void);
@@ -117,8 +127,8 @@ kit_held kit_held_now(void);
 void kit_expect_released(kit_held before, const char *what);
 
 /* kit_expect_create_failures - the failure paths of a create, every one: attempt(ctx) is called with its first
- * create (a device or pinned allocation, a stream, an event) failing as out of memory, then its second, and so on,
- * until it makes all its creates without a failure. attempt returns 1 when the call under test reported the
+ * create (a device or pinned allocation, a stream, an event, an advice) failing as out of memory, then its second,
+ * and so on, until it makes all its creates without a failure. attempt returns 1 when the call under test reported the
  * failure (NULL, -1), 0 when it succeeded (it then releases what it got). Each failed attempt must report the
  * failure, hold nothing afterwards and leave no CUDA error for the next check to find; the full attempt must
  * succeed, and repeated in two rounds it must not grow the host heap by more than KIT_HEAP_PER_CALL a call in both
@@ -172,6 +182,11 @@ void kit_expect_sources_written(const xl_copy_rec *recs, int nrec, const char *c
  * the stream the caller handed over; call names the student's call, for the message */
 void kit_expect_copies_on(const xl_copy_rec *recs, int nrec, cudaStream_t s, const char *call);
 
+/* kit_expect_launches_on - fails unless the n records (common/memlog.h; the caller keeps n within its record) hold at
+ * least one <<< >>> launch and every launch among them was on stream s: a kernel on the legacy stream 0 or another
+ * stream ignores the stream the caller handed over; call names the student's call, for the message */
+void kit_expect_launches_on(const xl_mem_rec *recs, int n, cudaStream_t s, const char *call);
+
 /* kit_queue_busy_memset - queues on stream busy_ns of GPU work, then sets dev[0 .. bytes) to byte. A student's
  * operation that honours the stream runs after both; one queued on any other stream (the legacy stream
  * included, when stream is non-blocking) runs before the memset lands, and its result is overwritten */
@@ -188,5 +203,15 @@ void kit_queue_busy_copy(cudaStream_t stream, uint64_t busy_ns, void *dst, const
 int kit_quiet_begin(void);
 /* kit_quiet_end - stderr back as it was before kit_quiet_begin returned saved */
 void kit_quiet_end(int saved);
+
+/* kit_rand - a fresh random integer in [lo, hi], both included (lo when hi <= lo): splitmix64, seeded fresh in each
+ * test's process, so that many draws are cheap */
+uint64_t kit_rand(uint64_t lo, uint64_t hi);
+
+/* kit_guarded_call - runs call(ctx), a student call under watch: every CUDA create in it fails as out of memory
+ * (common/faults.h), and a failed CUDA check in it leaves the call with its message in failure (len bytes) instead of
+ * failing the test. Afterwards creates work again and a failed check fails the test. *created is 1 when the call
+ * tried to create something (the error the kit planted cleared), *stopped 1 when a check failed in it. */
+void kit_guarded_call(void (*call)(void *ctx), void *ctx, int *created, int *stopped, char *failure, size_t len);
 
 #endif

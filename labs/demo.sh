@@ -16,7 +16,7 @@ impl=solution; who="the reference solution"; dir=solutions
 [ -d solutions ] || { impl=student; who="your lab.cu"; dir=labs; } # a student tree (make handout)
 sfx=; [ $impl = student ] || sfx=-solution
 broken=" ${XL_DEMO_BROKEN:-} "
-for lab in labs/[0-9][0-9]-*/; do
+for lab in labs/[0-9][0-9]-*/lab.cu; do lab=${lab%lab.cu} # a lab is a folder with a lab.cu, as in the Makefile
     slug=$(basename "$lab"); id=${slug%%-*}
     if [ "${broken#* $id }" != "$broken" ]; then
         summary+=("lab $id ${slug#*-}: $dir/$slug/lab.cu does not compile: not measured, not graded")

@@ -27,7 +27,7 @@ if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ] && $B/bin/gpu-probe >/dev/null; then fresh
 rc=0
 n=0
 declare -A unchartable # CSV -> 1 once gnuplot failed on it: skipped for its other charts
-for lab in labs/[0-9][0-9]-*/; do
+for lab in labs/[0-9][0-9]-*/lab.cu; do lab=${lab%lab.cu} # a lab is a folder with a lab.cu, as in the Makefile
     slug=$(basename "$lab")
     id=${slug%%-*}
     sets=()

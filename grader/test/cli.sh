@@ -5,7 +5,7 @@
 # grade, count).
 
 section "handouts: the points table is the grader's"
-for lab in labs/[0-9][0-9]-*/; do
+for lab in labs/[0-9][0-9]-*/lab.cu; do lab=${lab%lab.cu} # a lab is a folder with a lab.cu, as in the Makefile
     slug=$(basename "$lab")
     want=$(XL_POINTS_TABLE=1 $B/bin/$slug-grade)
     got=$(sed -n '/<!-- points:begin -->/,/<!-- points:end -->/p' "$lab/README.md" | sed '1d;$d')
@@ -53,7 +53,7 @@ make_refuses() {
     if [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [ "${err#*"$want"}" != "$err" ]; then ok "make $what: exit 2, '$err'"
     else bad "make $what: exit $rc, said: $err"; fi
 }
-make_refuses "grade LAB=99" "no lab '99': say 1, 01 or the full name (labs: $(ls -d labs/[0-9][0-9]-*/ | xargs -n1 basename | tr '\n' ' ' | sed 's/ $//'))" grade LAB=99
+make_refuses "grade LAB=99" "no lab '99': say 1, 01 or the full name (labs: $(ls -d labs/[0-9][0-9]-*/lab.cu | xargs -n1 dirname | xargs -n1 basename | tr '\n' ' ' | sed 's/ $//'))" grade LAB=99
 make_refuses "grade LAB=01-pageable (a slug cut short)" "no lab '01-pageable'" grade LAB=01-pageable
 make_refuses "grade LAB='01 x' (one of several wrong)" "no lab 'x'" grade LAB="01 x"
 make_refuses "grade IMPL=Solution" "IMPL is student (your lab.cu, the default) or solution (the reference), not 'Solution'" grade IMPL=Solution

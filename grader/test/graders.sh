@@ -34,7 +34,7 @@ pool_wait() { while [ "$(pool_running)" -ge "$1" ]; do sleep 0.1; done; }
 cores=$(nproc 2>/dev/null || echo 2)
 mutant_jobs=${XL_MUTANT_JOBS:-$((cores < 4 ? 4 : cores > 8 ? 8 : cores))}
 slugs=()
-for lab in labs/[0-9][0-9]-*/; do
+for lab in labs/[0-9][0-9]-*/lab.cu; do lab=${lab%lab.cu} # a lab is a folder with a lab.cu, as in the Makefile
     slug=$(basename "$lab")
     case " ${XL_TEST_LABS:-${slug%%-*}} " in *" ${slug%%-*} "*) slugs+=("$slug") ;; esac
 done

@@ -22,7 +22,7 @@ else
     if $mut_py grader/mutate/generate.py --out "$mut_out" >"$LOG/mutate-gen.log" 2>&1; then
         mut_s=$(($(date +%s) - mut_t0))
         counts="" few=""
-        for lab in labs/[0-9][0-9]-*/; do
+        for lab in labs/[0-9][0-9]-*/lab.cu; do lab=${lab%lab.cu} # a lab is a folder with a lab.cu, as in the Makefile
             slug=$(basename "$lab")
             [ -f "solutions/$slug/lab.cu" ] || continue
             n=$(mut_rows "$slug" 2>/dev/null | wc -l)

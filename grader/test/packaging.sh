@@ -96,7 +96,7 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             else bad "handout: make grade LAB=01 gave no score (log: $LOG/handout-grade.log)"; fi
             # a lab.cu that does not compile blocks no other lab: make grade LAB=02 grades lab 02, make grade grades
             # every other lab, says which one it could not build (the compiler's message once) and exits 2
-            l01=$ht/labs/$(basename labs/01-*)/lab.cu nlabs=$(ls -d labs/[0-9][0-9]-*/ | wc -l)
+            l01=$ht/labs/$(basename labs/01-*)/lab.cu nlabs=$(ls -d labs/[0-9][0-9]-*/lab.cu | wc -l)
             cp "$l01" "$LOG/lab01-kept.cu" && printf 'this is not C;\n' >>"$l01"
             (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory grade LAB=02) >"$LOG/handout-broken-02.log" 2>&1
             rc02=$?
