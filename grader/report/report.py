@@ -4,7 +4,7 @@ Course staff and students; make grade runs it after each lab it grades. Python 3
 
 Reads what a grading leaves in RESULTS_DIR (make grade's build/results/NN-slug-IMPL/; docs/grading.md, "The report
 page", is the contract): results.json and points.tsv (the points), ratios.tsv (every speed measurement), device.txt
-(the GPU) and data/NAME.csv (the student's own figures: sweep, timeline, peak). Writes OUT.html, one page that
+(the GPU) and data/NAME.csv (the student's own figures: sweep, timeline, peak, ways). Writes OUT.html, one page that
 opens from disk with nothing else: inline CSS (grader/report/page.css) and inline SVG charts drawn by gnuplot
 (grader/report/*.gp, in the look of plots/terminal.gpi), beside the reference data of the same GPU model
 (refdata/NN-slug/h100.csv or h200.csv). Without gnuplot the page has the tables and says the charts need it; a
@@ -45,6 +45,37 @@ REFERENCE_GPUS = (('H100', 'h100'), ('H200', 'h200'))
 # lab 06's ways to pinned data as the reference data names them, and as plots/06-peak.gp labels them
 PEAK_METHODS = (('malloc + fill', 'malloc + fill'), ('(a) at alloc', '(a) pinned at alloc'),
                 ('(b) by copy', '(b) pinned by copy'), ('(c) in place', '(c) pinned in place'))
+# lab 08's ways as data/ways.csv names them: the words on the chart and the bar's colour
+WAY_WORDS = {'copied': ('copy everything', '#1f77b4'), 'mapped': ('zero-copy', '#d62728'),
+             'managed': ('managed, prefetched', '#2ca02c'), 'pageable': ('pageable (malloc)', '#8c564b')}
+# lab 08's chart of data/ways.csv: its gnuplot script, written beside its data (it needs the per-check tics, bars and
+# labels report.py computes, so it is kept here, in the look of plots/terminal.gpi); drawn with data (a CSV
+# x,ms,colour,impl,label: impl 0 yours, 1 the kit's), defs (xtics, xrange, yrange), out, fmt
+WAYS_GP = '''reset
+set datafile separator comma
+size_px = "960,520"; size_in = "6.4in,3.5in"
+load "plots/terminal.gpi"
+set datafile missing NaN
+load defs
+set title "Each timed check's ways: yours (solid) beside the kit's (hatched), medians"
+set ylabel "ms per call, to the end of its work (log scale)"
+set logscale y
+set format y "%g"
+set ytics nomirror
+set xtics nomirror noenhanced font ",10"
+set grid ytics lc rgb "#dddddd"
+set boxwidth 0.36
+set key top left box opaque noenhanced font ",10" maxrows 3
+plot data using "x":(column("impl") == 0 ? column("ms") : NaN):"colour" with boxes fs solid 0.85 border \\
+        lc rgb "#333333" lc rgb variable notitle, \\
+     data using "x":(column("impl") == 1 ? column("ms") : NaN):"colour" with boxes fs pattern 4 border \\
+        lc rgb "#333333" lc rgb variable notitle, \\
+     data using "x":"ms":"label" with labels offset 0, 0.8 font ",9" noenhanced notitle, \\
+     NaN with boxes fs solid 0.85 border lc rgb "#333333" lc rgb "#bbbbbb" title "yours", \\
+     NaN with boxes fs pattern 4 border lc rgb "#333333" lc rgb "#555555" title "the kit's", \\
+     for [w = 1:words(ways)] NaN with boxes fs solid 0.85 border lc rgb "#333333" lc rgb word(way_colours, w) \\
+        title word(way_names, w)
+'''
 
 
 class Stop(Exception):
@@ -434,6 +465,62 @@ def peak_chart(charts, peak_path, ref_path, machine):
                        you_mib=big / 1048576, ref_mib=(ref_bytes or 0) / 1048576)
 
 
+def ways_chart(charts, path):
+    """lab 08: the ways each timed check ran (data/ways.csv: check,way,impl,fraction,reuse,array_bytes,ms), yours
+    beside the kit's, one group of bars per check; returns (svg, note): note is the line for a GPU that cannot read
+    pageable memory (a pageable row whose ms is not a number), else None"""
+    rows = read_table(path, ('check', 'way', 'impl', 'fraction', 'reuse', 'array_bytes', 'ms'))
+    checks, bars, note = [], [], None
+    for r in rows:
+        try:
+            ms = float(r['ms'])
+        except (TypeError, ValueError):
+            ms = math.nan
+        if not math.isfinite(ms) or ms <= 0:
+            if r['way'] == 'pageable':
+                note = ('this GPU cannot read pageable memory (cudaDevAttrPageableMemoryAccess 0): the fourth way was '
+                        'not measured')
+                continue
+            raise NoChart(f'{path}: ms "{r["ms"]}" of {r["check"]} ({r["way"]}, {r["impl"]}) is not a time')
+        group = (r['check'], number(r, 'fraction', path), number(r, 'reuse', path), number(r, 'array_bytes', path))
+        if group not in checks:
+            checks.append(group)
+        bars.append((group, r['way'], r['impl'], ms))
+    if not bars:
+        raise NoChart(f'{path} holds no timed ways')
+    out, tics, x = [], [], 0.0
+    for c in checks:  # a group: one check at one fraction and reuse (the fourth way's two readings are two)
+        mine = [b for b in bars if b[0] == c]
+        mine.sort(key=lambda b: b[2] != 'yours')  # yours first, then the kit's, each in the file's order
+        first = x
+        for _, way, impl, ms in mine:
+            colour = WAY_WORDS.get(way, (way, '#7f7f7f'))[1]
+            out.append((f'{x:g}', f'{ms:.6g}', str(int(colour[1:], 16)), 0 if impl == 'yours' else 1,
+                        f'{ms:.3g}'))
+            x += 0.4
+        check, f, reuse, size = c
+        what = f'{100 * f:g} % ' + ('once' if reuse == 1 else f'x {reuse:g}')
+        tics.append((f'{check}<NL>{what}, {size / 1048576:g} MiB', (first + x - 0.4) / 2))
+        x += 0.6 if len(mine) > 1 else 1.0  # a lone bar's group as wide as a pair's: room for its tic label
+    data = charts.write_csv('ways.csv', ('x', 'ms', 'colour', 'impl', 'label'), out)
+    defs = charts.scratch('ways.gpi')
+    top = max(b[3] for b in bars) * 4
+    low = min(b[3] for b in bars) / 3
+    with open(defs, 'w', encoding='utf-8') as f:
+        # a tic label is a format (% doubled) with backslash-n for a new line: quoted here, not by gp_dquote
+        f.write('set xtics (' + ', '.join('"%s" %g' % (t.replace('\\', '').replace('"', "'").replace('%', '%%')
+                                                       .replace('<NL>', '\\n'), v) for t, v in tics) + ')\n')
+        f.write(f'set xrange [-0.5:{x - 0.3:g}]\nset yrange [{low:.3g}:{top:.3g}]\nset bmargin 4\n')
+        shown = [w for w in WAY_WORDS if any(b[1] == w for b in bars)]  # a key entry for each way drawn
+        f.write('ways = "' + ' '.join(shown) + '"\nway_names = \'' + ' '.join(
+            '"%s"' % WAY_WORDS[w][0] for w in shown) + '\'\nway_colours = "' + ' '.join(
+            WAY_WORDS[w][1] for w in shown) + '"\n')
+    script = charts.scratch('ways.gp')
+    with open(script, 'w', encoding='utf-8') as f:
+        f.write(WAYS_GP)
+    return charts.draw(script, 'The timed checks\' ways, yours beside the kit\'s', data=data, defs=defs), note
+
+
 def history_chart(charts, rows, check):
     """points, and the first speed check's ratio where the attempts have it, over this lab's attempts"""
     data = charts.write_csv('history.csv', ('n', 'points', 'ratio'),
@@ -731,7 +818,7 @@ def speed_section(charts, checks, device, status):
 
 
 def lab_charts(charts, slug, d, device):
-    """the lab's own charts: lab 01's sweep, labs 04 and 05's timelines, lab 06's peak memory"""
+    """the lab's own charts: lab 01's sweep, labs 04 and 05's timelines, lab 06's peak memory, lab 08's ways"""
     lab_id = slug[:2]
     data = os.path.join(os.path.abspath(d), 'data')  # gnuplot runs in the kit's root
     s = []
@@ -769,6 +856,21 @@ def lab_charts(charts, slug, d, device):
             'the buffer (filling it included)' + (f', beside the kit\'s reference solution ({esc(ref)})' if ref
                                                   else f'; no reference is drawn: {esc(tag)}') +
             '. Pinned from the start or in place needs one buffer; pinning by copy holds two for a moment.'), device))
+    elif lab_id == '08':
+        s.append('<h3 id="ways">Your ways beside the kit\'s</h3>\n')
+        note = []
+
+        def draw():
+            svg, why = ways_chart(charts, os.path.join(data, 'ways.csv'))
+            note.append(why)
+            return svg
+        s.append(data_chart(charts, 'chart-ways', 'Your ways beside the kit\'s', draw, (
+            'The ways each timed check ran, as the grader measured them (medians, ms, log scale): your '
+            'lab_read_mapped, lab_read_copied and lab_read_managed (solid) beside the kit\'s (hatched), one group per '
+            'check, at the grader\'s size (its array is smaller than the explorer\'s, so compare these with each '
+            'other, not with the explorer\'s figures).'), device))
+        if note and note[0]:
+            s.append(f'<p class="nochart" id="chart-ways-pageable">{esc(note[0])}.</p>\n')
     return ''.join(s)
 
 
