@@ -71,14 +71,6 @@ XL_LAB("07", "small-transfers");
 #define BATCH_LOOP_NEED 1
 #define BATCH_KIT_NEED 80
 
-/* ===== Random draws ===== */
-
-/* rnd - a fresh random integer in [lo, hi], both included (lo when hi <= lo) */
-static long rnd(long lo, long hi)
-{
-    return hi <= lo ? lo : lo + (long)kit_rand(0, (uint64_t)(hi - lo));
-}
-
 /* cmp_size - qsort's order of size_t */
 static int cmp_size(const void *a, const void *b)
 {
@@ -93,7 +85,7 @@ static void partition(size_t total, int n, size_t least, size_t *out)
     size_t *cut = malloc((size_t)n * sizeof *cut);
     cr_assert(cut != NULL, "out of memory");
     for (int i = 0; i < n - 1; i++)
-        cut[i] = (size_t)rnd(0, (long)free_bytes);
+        cut[i] = (size_t)kit_rand_int(0, (long)free_bytes);
     cut[n - 1] = free_bytes;
     qsort(cut, (size_t)n, sizeof *cut, cmp_size);
     for (int i = 0; i < n; i++)
@@ -162,7 +154,7 @@ static void list_sum(plist *l)
 static void empty_nulls(plist *l)
 {
     for (int i = 0; i < l->n; i++)
-        l->nulls[i] = l->pieces[i].bytes ? 0 : (unsigned char)rnd(0, 3);
+        l->nulls[i] = l->pieces[i].bytes ? 0 : (unsigned char)kit_rand_int(0, 3);
 }
 
 /* shuffle - a random order of 0 .. n-1 into order */
@@ -171,7 +163,7 @@ static void shuffle(int *order, int n)
     for (int i = 0; i < n; i++)
         order[i] = i;
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)rnd(0, i), t = order[i];
+        int j = (int)kit_rand_int(0, i), t = order[i];
         order[i] = order[j], order[j] = t;
     }
 }
@@ -184,11 +176,11 @@ static size_t place_side(const plist *l, const unsigned char *base, size_t from,
     int *order = malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof *order);
     cr_assert(order != NULL, "out of memory");
     shuffle(order, l->n);
-    size_t at = from + (size_t)rnd(1, 16);
+    size_t at = from + (size_t)kit_rand_int(1, 16);
     for (int k = 0; k < l->n; k++) {
         int i = order[k];
-        size_t a = (size_t)(al[i] >= 0 ? al[i] : rnd(0, ALIGN_MOD - 1));
-        at += (size_t)rnd(1, 16);
+        size_t a = (size_t)(al[i] >= 0 ? al[i] : kit_rand_int(0, ALIGN_MOD - 1));
+        at += (size_t)kit_rand_int(1, 16);
         at += (a + ALIGN_MOD - (uintptr_t)(base + at) % ALIGN_MOD) % ALIGN_MOD;
         off[i] = at;
         at += l->pieces[i].bytes;
@@ -226,7 +218,7 @@ static void shape(plist *l, int kind)
     switch (kind) {
     case L_EMPTY:
         list_init(l, 0);
-        l->max_bytes = (size_t)rnd(1, MIB), l->max_pieces = (int)rnd(1, 64);
+        l->max_bytes = (size_t)kit_rand_int(1, MIB), l->max_pieces = (int)kit_rand_int(1, 64);
         snprintf(l->what, sizeof l->what, "no pieces (n = 0)");
         break;
     case L_ONE_BYTE:
@@ -244,45 +236,45 @@ static void shape(plist *l, int kind)
             shuffle(order, n); /* the list's order is not the alignments' */
             for (int k = 0; k < 256; k++) {
                 int i = order[k];
-                l->pieces[i].bytes = (size_t)rnd(1, 48);
+                l->pieces[i].bytes = (size_t)kit_rand_int(1, 48);
                 l->host_al[i] = k % 16, l->dev_al[i] = k / 16;
             }
             free(order);
         }
         empty_nulls(l);
         list_sum(l);
-        l->max_bytes = l->total + (size_t)rnd(0, 4096), l->max_pieces = n + (int)rnd(0, 16);
+        l->max_bytes = l->total + (size_t)kit_rand_int(0, 4096), l->max_pieces = n + (int)kit_rand_int(0, 16);
         snprintf(l->what, sizeof l->what,
                  "%d pieces: 256 of 1 to 48 bytes, one for each pair of host and device address %% 16, and 8 empty",
                  n);
         break;
     case L_MANY: {
-        n = (int)rnd(1500, 4000);
-        long hi = rnd(1, 700);
+        n = (int)kit_rand_int(1500, 4000);
+        long hi = kit_rand_int(1, 700);
         list_init(l, n);
         for (int i = 0; i < n; i++)
-            l->pieces[i].bytes = (size_t)rnd(0, hi);
+            l->pieces[i].bytes = (size_t)kit_rand_int(0, hi);
         empty_nulls(l);
         list_sum(l);
-        l->max_bytes = l->total + (size_t)rnd(0, 100), l->max_pieces = n;
+        l->max_bytes = l->total + (size_t)kit_rand_int(0, 100), l->max_pieces = n;
         snprintf(l->what, sizeof l->what, "%d pieces of 0 to %ld bytes (n = the packer's max_pieces)", n, hi);
         break;
     }
     case L_LARGE: {
-        n = (int)rnd(3, 40);
+        n = (int)kit_rand_int(3, 40);
         list_init(l, n);
-        int big = (int)rnd(0, n - 1);
+        int big = (int)kit_rand_int(0, n - 1);
         for (int i = 0; i < n; i++)
-            l->pieces[i].bytes = i == big ? ((size_t)rnd((long)(7 * MIB), (long)(12 * MIB)) | 1) : (size_t)rnd(1, 4096);
+            l->pieces[i].bytes = i == big ? ((size_t)kit_rand_int((long)(7 * MIB), (long)(12 * MIB)) | 1) : (size_t)kit_rand_int(1, 4096);
         list_sum(l);
-        l->max_bytes = l->total + (size_t)rnd(0, (long)MIB), l->max_pieces = n + (int)rnd(0, 8);
+        l->max_bytes = l->total + (size_t)kit_rand_int(0, (long)MIB), l->max_pieces = n + (int)kit_rand_int(0, 8);
         snprintf(l->what, sizeof l->what, "one piece of %zu bytes (piece %d) among %d of 1 to 4096 bytes",
                  l->pieces[big].bytes, big, n - 1);
         break;
     }
     case L_FILL: {
-        size_t bytes = (size_t)rnd(1, (long)(2 * MIB) + 17);
-        n = (int)rnd(1, bytes < 500 ? (long)bytes : 500);
+        size_t bytes = (size_t)kit_rand_int(1, (long)(2 * MIB) + 17);
+        n = (int)kit_rand_int(1, bytes < 500 ? (long)bytes : 500);
         list_init(l, n);
         parts = malloc((size_t)n * sizeof *parts);
         cr_assert(parts != NULL, "out of memory");
@@ -300,9 +292,9 @@ static void shape(plist *l, int kind)
         break;
     }
     case L_TRIPS: { /* at and beside an exact multiple of LAB_TRIP_BYTES */
-        int k = (int)rnd(1, 3), d = (int)rnd(-1, 1);
+        int k = (int)kit_rand_int(1, 3), d = (int)kit_rand_int(-1, 1);
         size_t bytes = (size_t)k * LAB_TRIP_BYTES + (size_t)(long)d;
-        n = (int)rnd(1, 3);
+        n = (int)kit_rand_int(1, 3);
         list_init(l, n);
         parts = malloc((size_t)n * sizeof *parts);
         cr_assert(parts != NULL, "out of memory");
@@ -318,10 +310,10 @@ static void shape(plist *l, int kind)
         break;
     }
     case L_ZEROS:
-        n = (int)rnd(1, 20);
+        n = (int)kit_rand_int(1, 20);
         list_init(l, n);
         empty_nulls(l);
-        l->max_bytes = (size_t)rnd(1, 4096), l->max_pieces = n + (int)rnd(0, 4);
+        l->max_bytes = (size_t)kit_rand_int(1, 4096), l->max_pieces = n + (int)kit_rand_int(0, 4);
         snprintf(l->what, sizeof l->what, "%d empty pieces (0 bytes; some with NULL pointers)", n);
         break;
     case L_LINES: /* a piece begins 1 byte after, and ends 1 byte before, every line boundary it spans */
@@ -349,12 +341,12 @@ static void shape(plist *l, int kind)
                  TINY_PIECES, ALIGN_MOD, TINY_PIECES);
         break;
     default: /* L_MEDIUM: sizes spread over 1 byte to 64 KiB, as many small ones as large */
-        n = (int)rnd(10, 200);
+        n = (int)kit_rand_int(10, 200);
         list_init(l, n);
         for (int i = 0; i < n; i++)
-            l->pieces[i].bytes = (size_t)rnd(1, 1L << rnd(0, 16));
+            l->pieces[i].bytes = (size_t)kit_rand_int(1, 1L << kit_rand_int(0, 16));
         list_sum(l);
-        l->max_bytes = l->total + (size_t)rnd(0, 65536), l->max_pieces = n + (int)rnd(0, 64);
+        l->max_bytes = l->total + (size_t)kit_rand_int(0, 65536), l->max_pieces = n + (int)kit_rand_int(0, 64);
         snprintf(l->what, sizeof l->what, "%d pieces of 1 byte to 64 KiB", n);
         break;
     }
@@ -783,7 +775,7 @@ static void run_lists(int which)
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
     lab_packer *shared = new_packer(ARENA_BYTES, SHARED_PIECES);
-    int flip = (int)rnd(0, 1), third = (int)rnd(0, 2);
+    int flip = (int)kit_rand_int(0, 1), third = (int)kit_rand_int(0, 2);
     for (int kind = 0; kind < L_KINDS; kind++) {
         plist l;
         shape(&l, kind);
@@ -791,7 +783,7 @@ static void run_lists(int which)
         cudaStream_t st = (kind + third) % 3 == 0 ? 0 : s;
         place(&l, a.host[l.pinned], 0, a.dev, 0);
         lab_packer *p;
-        if ((kind == L_ALIGN || kind == L_MEDIUM || kind == L_LARGE || kind == L_MANY) && rnd(0, 1)) {
+        if ((kind == L_ALIGN || kind == L_MEDIUM || kind == L_LARGE || kind == L_MANY) && kit_rand_int(0, 1)) {
             p = shared;
             l.max_bytes = ARENA_BYTES, l.max_pieces = SHARED_PIECES;
         } else
@@ -891,9 +883,9 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
     for (int i = 0; i < 12; i++) {
         char why[200];
         pays_case c;
-        c.want = pow(10, rnd(0, 9000) / 1000.0);
-        c.link_gbps = rnd(100, 100000) / 1000.0;
-        c.pack_gbps = c.link_gbps * (double)rnd(1, 999) / 1000.0;
+        c.want = pow(10, kit_rand_int(0, 9000) / 1000.0);
+        c.link_gbps = kit_rand_int(100, 100000) / 1000.0;
+        c.pack_gbps = c.link_gbps * (double)kit_rand_int(1, 999) / 1000.0;
         c.latency_us = c.want / 1000 * (1 / c.pack_gbps - 1 / c.link_gbps);
         snprintf(why, sizeof why, "drawn at random: the loop takes %.6g us for %.6g bytes, and so does the packed "
                  "path", c.latency_us + c.want / (1000 * c.link_gbps), c.want);
@@ -901,9 +893,9 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
         expect_pays(&c);
     }
     for (int i = 0; i < 4; i++) {
-        pays_case c = {rnd(1, 100000) / 1000.0, rnd(100, 100000) / 1000.0, 0, INFINITY,
+        pays_case c = {kit_rand_int(1, 100000) / 1000.0, kit_rand_int(100, 100000) / 1000.0, 0, INFINITY,
                        "drawn at random with pack >= link: INFINITY"};
-        c.pack_gbps = c.link_gbps * (double)rnd(1000, 5000) / 1000.0;
+        c.pack_gbps = c.link_gbps * (double)kit_rand_int(1000, 5000) / 1000.0;
         expect_pays(&c);
     }
 }
@@ -987,17 +979,17 @@ static void partitioned(plist *l, int n, size_t total, size_t least)
 static void bad_lists_make(bad_lists *b, arenas *a, size_t mb, int mp, int pinned)
 {
     unsigned char *host = a->host[pinned];
-    partitioned(&b->v, mp, (size_t)rnd(mp, (long)mb), 1);
-    partitioned(&b->w, mp + 1, (size_t)rnd(0, (long)mb), 0);
-    partitioned(&b->x, (int)rnd(2, mp), mb + 1, 1);
+    partitioned(&b->v, mp, (size_t)kit_rand_int(mp, (long)mb), 1);
+    partitioned(&b->w, mp + 1, (size_t)kit_rand_int(0, (long)mb), 0);
+    partitioned(&b->x, (int)kit_rand_int(2, mp), mb + 1, 1);
     partitioned(&b->y, 1, mb + 1, 1);
     place(&b->v, host, 0, a->dev, 0);
     place(&b->w, host, b->v.host_end, a->dev, b->v.dev_end);
     place(&b->x, host, b->w.host_end, a->dev, b->w.dev_end);
     place(&b->y, host, b->x.host_end, a->dev, b->x.dev_end);
     /* (2^63 + r) + (2^63 - r + w) + small = 2^64 + w + small, which wraps to w + small <= mb */
-    size_t small = (size_t)rnd(1, (long)mb), r = (size_t)rnd(0, 1L << 40), w = (size_t)rnd(0, (long)(mb - small));
-    b->z_small = (int)rnd(0, 2);
+    size_t small = (size_t)kit_rand_int(1, (long)mb), r = (size_t)kit_rand_int(0, 1L << 40), w = (size_t)kit_rand_int(0, (long)(mb - small));
+    b->z_small = (int)kit_rand_int(0, 2);
     for (int k = 0, big = 0; k < 3; k++) {
         b->z[k].host = host + b->v.host_off[0];
         b->z[k].dev = a->dev + b->v.dev_off[0];
@@ -1025,7 +1017,7 @@ static void refuse_each(int which, lab_packer *p, bad_lists *b, cudaStream_t s, 
     expect_refused(which, p, NULL, n, s, why);
     expect_refused(which, p, NULL, 0, s, "pieces NULL and n = 0");
     expect_refused(which, p, b->v.pieces, -1, s, "n = -1");
-    int neg = (int)rnd(INT_MIN, -2);
+    int neg = (int)kit_rand_int(INT_MIN, -2);
     snprintf(why, sizeof why, "n = %d", neg);
     expect_refused(which, p, b->v.pieces, neg, s, why);
     if (packed) {
@@ -1039,7 +1031,7 @@ static void refuse_each(int which, lab_packer *p, bad_lists *b, cudaStream_t s, 
         expect_refused(which, p, b->y.pieces, 1, s, why);
     }
     for (int side = 0; side < 2; side++) { /* a NULL end: in a list (any piece, the last too), and alone */
-        int k = (int)rnd(0, n - 1);
+        int k = (int)kit_rand_int(0, n - 1);
         memcpy(b->tmp, b->v.pieces, (size_t)n * sizeof *b->tmp);
         if (side)
             b->tmp[k].dev = NULL;
@@ -1049,7 +1041,7 @@ static void refuse_each(int which, lab_packer *p, bad_lists *b, cudaStream_t s, 
                  side ? "device" : "host");
         expect_refused(which, p, b->tmp, n, s, why);
         b->tmp[0] = b->v.pieces[k];
-        b->tmp[0].bytes = (size_t)rnd(1, (long)mb);
+        b->tmp[0].bytes = (size_t)kit_rand_int(1, (long)mb);
         if (side)
             b->tmp[0].dev = NULL;
         else
@@ -1079,7 +1071,7 @@ static void expect_all_poison(const unsigned char *got, size_t end, const char *
 static void refusals(arenas *a, lab_packer *p, size_t mb, int mp, cudaStream_t s)
 {
     bad_lists b;
-    int pinned = (int)rnd(0, 1), packed = p != NULL;
+    int pinned = (int)kit_rand_int(0, 1), packed = p != NULL;
     bad_lists_make(&b, a, mb, mp, pinned);
     size_t host_end = b.y.host_end, dev_end = b.y.dev_end;
     xl_fill_random(a->host[pinned], host_end, xl_fresh_seed()); /* sends: data the device must not get */
@@ -1107,24 +1099,24 @@ XL_TEST(packed, arguments, 15, XL_GPU,
 {
     XL_CHECK(cudaFree(0));
     char what[256];
-    size_t b_ok = (size_t)rnd(1, (long)MIB);
-    int k_ok = (int)rnd(1, 4096);
+    size_t b_ok = (size_t)kit_rand_int(1, (long)MIB);
+    int k_ok = (int)kit_rand_int(1, 4096);
     snprintf(what, sizeof what, "0 bytes (lab.h: max_bytes >= 1)");
     expect_create_refused(0, k_ok, what);
     expect_create_refused(b_ok, 0, "0 pieces (lab.h: max_pieces >= 1)");
     expect_create_refused(b_ok, -1, "-1 pieces (lab.h: max_pieces >= 1)");
-    expect_create_refused(b_ok, (int)rnd(INT_MIN, -2), "a negative count of pieces (lab.h: max_pieces >= 1)");
+    expect_create_refused(b_ok, (int)kit_rand_int(INT_MIN, -2), "a negative count of pieces (lab.h: max_pieces >= 1)");
     expect_create_refused(0, 0, "0 bytes and 0 pieces");
     expect_create_refused(SIZE_MAX, k_ok,
                           "SIZE_MAX bytes: out of memory (adding the table or the padding to it wraps past 2^64 to a "
                           "small size: check for the wrap)");
-    size_t near = SIZE_MAX - (size_t)rnd(0, 1L << 20);
+    size_t near = SIZE_MAX - (size_t)kit_rand_int(0, 1L << 20);
     expect_create_refused(near, k_ok, "a size within 1 MiB of SIZE_MAX: out of memory (adding the table or the "
                                       "padding to it wraps past 2^64: check for the wrap)");
     expect_create_refused(SIZE_MAX / 2, k_ok, "SIZE_MAX / 2 bytes (8 EiB): out of memory");
     expect_create_refused((size_t)1 << 50, k_ok, "1 PiB: out of memory");
     lab_packer_destroy(NULL);
-    kit_create_args z = {(size_t)rnd(1, (long)MIB), (int)rnd(1, 4096)};
+    kit_create_args z = {(size_t)kit_rand_int(1, (long)MIB), (int)kit_rand_int(1, 4096)};
     snprintf(what, sizeof what, "lab_packer_create(%zu bytes, %d pieces)", z.size, z.count);
     long made = kit_expect_create_failures(packer_attempt, &z, what); /* out of memory at each create in turn */
     cr_assert(made >= 2, "%s made %ld allocations, streams and events: it needs at least a pinned staging buffer and "
@@ -1138,13 +1130,13 @@ XL_TEST(packed, arguments, 15, XL_GPU,
     arenas a;
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
-    size_t mb = (size_t)rnd(256, 65536);
-    int mp = (int)rnd(2, 64);
+    size_t mb = (size_t)kit_rand_int(256, 65536);
+    int mp = (int)kit_rand_int(2, 64);
     lab_packer *p = new_packer(mb, mp);
     refusals(&a, p, mb, mp, s);
     plist full;
     partitioned(&full, mp, mb, 0);
-    full.max_bytes = mb, full.max_pieces = mp, full.pinned = (int)rnd(0, 1);
+    full.max_bytes = mb, full.max_pieces = mp, full.pinned = (int)kit_rand_int(0, 1);
     snprintf(full.what, sizeof full.what, "%d pieces of %zu bytes in all, the packer's max_pieces and max_bytes", mp,
              mb);
     describe(&full, 1, s);
@@ -1185,9 +1177,9 @@ XL_TEST(packed, fetch, 15, XL_GPU,
 static void reuse_list(plist *l, arenas *a, size_t host_at[2], size_t *dev_at, size_t mb, int mp, int big,
                        const char *name)
 {
-    int n = (int)rnd(8, mp);
-    partitioned(l, n, big ? (size_t)rnd((long)(mb / 2), (long)mb) : (size_t)rnd(n, (long)REUSE_SMALL), 0);
-    l->pinned = (int)rnd(0, 1);
+    int n = (int)kit_rand_int(8, mp);
+    partitioned(l, n, big ? (size_t)kit_rand_int((long)(mb / 2), (long)mb) : (size_t)kit_rand_int(n, (long)REUSE_SMALL), 0);
+    l->pinned = (int)kit_rand_int(0, 1);
     l->max_bytes = mb, l->max_pieces = mp;
     place(l, a->host[l->pinned], host_at[l->pinned], a->dev, *dev_at);
     host_at[l->pinned] = l->host_end, *dev_at = l->dev_end;
@@ -1206,7 +1198,7 @@ static void relocated(plist *l, const plist *src, arenas *a, size_t host_at[2], 
         l->dev_off[i] = src->dev_off[i];
     }
     list_sum(l);
-    l->pinned = (int)rnd(0, 1);
+    l->pinned = (int)kit_rand_int(0, 1);
     l->max_bytes = src->max_bytes, l->max_pieces = src->max_pieces;
     l->dev_from = src->dev_from, l->dev_end = src->dev_end;
     l->host_from = host_at[l->pinned];
@@ -1305,8 +1297,8 @@ XL_TEST(packed, reuse, 10, XL_GPU,
     cudaStream_t s1 = kit_stream(), s2 = kit_stream(), s3 = kit_stream(), sb;
     XL_CHECK(cudaStreamCreate(&sb)); /* a blocking stream: its work waits for the legacy stream's */
     kit_held h0 = kit_held_now();
-    size_t mb = (size_t)rnd((long)(2 * REUSE_BIG), (long)(2 * REUSE_BIG + 256 * KIB)), host_at[2] = {0, 0}, dev_at = 0;
-    int mp = (int)rnd(64, 512);
+    size_t mb = (size_t)kit_rand_int((long)(2 * REUSE_BIG), (long)(2 * REUSE_BIG + 256 * KIB)), host_at[2] = {0, 0}, dev_at = 0;
+    int mp = (int)kit_rand_int(64, 512);
     lab_packer *p = new_packer(mb, mp);
     hints h = send_hints;
     char name[64];
@@ -1517,7 +1509,7 @@ XL_TEST(batch, exact, 15, XL_GPU,
     arenas a;
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
-    int flip = (int)rnd(0, 1);
+    int flip = (int)kit_rand_int(0, 1);
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int dir = 0; dir < 2; dir++) {
             plist l;
@@ -1534,7 +1526,7 @@ XL_TEST(batch, exact, 15, XL_GPU,
     /* the legacy stream, which cudaMemcpyBatchAsync refuses: -1, nothing copied */
     plist v;
     shape(&v, L_MEDIUM);
-    v.pinned = (int)rnd(0, 1);
+    v.pinned = (int)kit_rand_int(0, 1);
     place(&v, a.host[v.pinned], 0, a.dev, 0);
     xl_fill_random(a.host[v.pinned], v.host_end, xl_fresh_seed());
     xl_dev_fill(a.dev, XL_POISON_BYTE, v.dev_end);
@@ -1559,7 +1551,7 @@ XL_TEST(batch, exact, 15, XL_GPU,
     expect_all_poison(a.host[v.pinned], v.host_end,
                       "lab_fetch_batch on the legacy stream 0, which returned -1, on the host");
     list_free(&v);
-    refusals(&a, NULL, (size_t)rnd(256, 65536), (int)rnd(2, 64), s);
+    refusals(&a, NULL, (size_t)kit_rand_int(256, 65536), (int)kit_rand_int(2, 64), s);
     XL_CHECK(cudaStreamDestroy(s));
     arenas_free(&a);
 #endif

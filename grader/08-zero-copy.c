@@ -106,12 +106,6 @@ XL_LAB("08", "zero-copy");
 
 /* ===== Random draws ===== */
 
-/* rnd - kit_rand for ints and longs */
-static long rnd(long lo, long hi)
-{
-    return hi <= lo ? lo : lo + (long)kit_rand(0, (uint64_t)(hi - lo));
-}
-
 /* rndz - kit_rand for sizes */
 static size_t rndz(size_t lo, size_t hi)
 {
@@ -857,19 +851,19 @@ XL_TEST(choose, rules, 5, XL_CPU,
     static const char bad_r[] = "reuse < 1";
     const double bad_fs[] = {NAN, -NAN, 0.0, -0.0, -1e-300, -1.0, -INFINITY, nextafter(1.0, 2.0), 1.5, 2.0,
                              INFINITY, DBL_MAX};
-    const int bad_rs[] = {0, -1, -2, INT_MIN, (int)rnd(INT_MIN, -3)};
+    const int bad_rs[] = {0, -1, -2, INT_MIN, (int)kit_rand_int(INT_MIN, -3)};
     char t[40];
     for (size_t i = 0; i < sizeof bad_fs / sizeof bad_fs[0]; i++) {
         expect_none(bad_fs[i], 1, bad_f);
-        expect_none(bad_fs[i], (int)rnd(2, 1000), bad_f);
+        expect_none(bad_fs[i], (int)kit_rand_int(2, 1000), bad_f);
         expect_none(bad_fs[i], INT_MAX, bad_f);
     }
     for (size_t i = 0; i < sizeof bad_rs / sizeof bad_rs[0]; i++) {
         expect_none(0.5, bad_rs[i], bad_r);
         expect_none(1e-3, bad_rs[i], bad_r);
         expect_none(1.0, bad_rs[i], bad_r);
-        expect_none(exp(-rnd(0, 13000) / 1000.0), bad_rs[i], bad_r);
-        expect_none(bad_fs[rnd(0, (long)(sizeof bad_fs / sizeof bad_fs[0]) - 1)], bad_rs[i], "both arguments bad");
+        expect_none(exp(-kit_rand_int(0, 13000) / 1000.0), bad_rs[i], bad_r);
+        expect_none(bad_fs[kit_rand_int(0, (long)(sizeof bad_fs / sizeof bad_fs[0]) - 1)], bad_rs[i], "both arguments bad");
     }
 
     /* the valid points: the sweep's grid, the edges, exact products at the bounds, and random ones (fraction
@@ -889,7 +883,7 @@ XL_TEST(choose, rules, 5, XL_CPU,
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
         pts[n++] = edges[i];
     while (n < CHOICES)
-        pts[n++] = (choice){exp(-rnd(0, 13816) / 1000.0), (int)lround(exp(rnd(0, 6908) / 1000.0)), 0};
+        pts[n++] = (choice){exp(-kit_rand_int(0, 13816) / 1000.0), (int)lround(exp(kit_rand_int(0, 6908) / 1000.0)), 0};
     for (int i = 0; i < n; i++) {
         choice *c = &pts[i];
         double fr = c->f * (double)c->r;
@@ -948,7 +942,7 @@ static void wide_count_case(cudaStream_t s)
         xl_note("counts past 2^32 were not tried: this GPU could not give the kit 33 GiB");
         return;
     }
-    uint32_t seed = (uint32_t)kit_rand(0, UINT32_MAX), byte = (uint32_t)rnd(0, 255), init = byte * 0x01010101u;
+    uint32_t seed = (uint32_t)kit_rand(0, UINT32_MAX), byte = (uint32_t)kit_rand_int(0, 255), init = byte * 0x01010101u;
     cudaStream_t k = kit_stream();
     cr_assert(base_fill_mix(src, n, seed, k) == 0, "grader error: base_fill_mix failed");
     XL_CHECK(cudaMemsetAsync(out, (int)byte, count * 4, k));
@@ -987,7 +981,7 @@ XL_TEST(gather, exact, 20, XL_GPU,
     static const int kinds[] = {K_DEVICE, K_MAPPED, K_MANAGED, K_PAGEABLE};
     bufs b;
     bufs_alloc(&b, NEED_MAPPED | NEED_MANAGED | NEED_PAGEABLE);
-    int third = (int)rnd(0, 2), turn = (int)rnd(0, 2), calls = 0;
+    int third = (int)kit_rand_int(0, 2), turn = (int)kit_rand_int(0, 2), calls = 0;
     if (!b.pageable_ok)
         xl_note("this GPU cannot read pageable memory (cudaDevAttrPageableMemoryAccess 0): the fourth way, "
                 "lab_gather from malloc'd memory, is not tried");
@@ -1016,7 +1010,7 @@ XL_TEST(gather, exact, 20, XL_GPU,
         jc c;
         memset(&c, 0, sizeof c);
         shape(C_HUGE, &c.j.n, &c.j.pat);
-        c.fn = F_GATHER, c.kind = K_HUGE, c.s = rnd(0, 2) ? b.s : 0;
+        c.fn = F_GATHER, c.kind = K_HUGE, c.s = kit_rand_int(0, 2) ? b.s : 0;
         place(&b, &c);
         describe(&c, case_names[C_HUGE]);
         gather_case(&b, &c);
@@ -1024,12 +1018,12 @@ XL_TEST(gather, exact, 20, XL_GPU,
         b.huge = NULL;
     }
 
-    wide_count_case(rnd(0, 2) ? b.s : 0);
+    wide_count_case(kit_rand_int(0, 2) ? b.s : 0);
 
     /* each rule of the job alone */
     lab_job v = valid_job(&b, b.src);
     xl_dev_fill(b.out, XL_POISON_BYTE, (v.pat.count + GUARD) * 4);
-    refuse_job_rules(F_GATHER, &v, NULL, 1, 0, rnd(0, 1) ? b.s : 0);
+    refuse_job_rules(F_GATHER, &v, NULL, 1, 0, kit_rand_int(0, 1) ? b.s : 0);
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_gather calls, out");
     bufs_free(&b);
 }
@@ -1377,12 +1371,12 @@ XL_TEST(alloc, kinds, 10, XL_GPU,
         snprintf(why, sizeof why, "lab_managed_alloc(%zu bytes, %s)", m.bytes, advice_names[a]);
         kit_expect_create_failures(managed_attempt, &m, why);
     }
-    int va = (int)rnd(0, 2);
+    int va = (int)kit_rand_int(0, 2);
     expect_managed_refused(0, va, "0 bytes: lab.h: bytes >= 1");
     expect_managed_refused(rndz(1, MIB), -1, "advice -1, not in lab_advice");
     expect_managed_refused(rndz(1, MIB), 3, "advice 3, not in lab_advice");
     expect_managed_refused(rndz(1, MIB), INT_MAX, "advice INT_MAX, not in lab_advice");
-    expect_managed_refused(rndz(1, MIB), (int)rnd(INT_MIN, -2), "a negative advice, not in lab_advice");
+    expect_managed_refused(rndz(1, MIB), (int)kit_rand_int(INT_MIN, -2), "a negative advice, not in lab_advice");
     expect_managed_refused(0, 3, "0 bytes and advice 3");
     expect_managed_refused(SIZE_MAX, va, "SIZE_MAX bytes: more than can be allocated");
     expect_managed_refused((size_t)1 << 50, va, "1 PiB: more than can be allocated"); /* NULL on the H100 and H200 */
@@ -1497,8 +1491,8 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
 {
     bufs b;
     bufs_alloc(&b, NEED_MAPPED | NEED_YOURS | NEED_PINNED | NEED_PAGEABLE | NEED_COPY_DEV);
-    const int reps_set[] = {0, 1, 2, 7, (int)rnd(3, 9)};
-    int turn = (int)rnd(0, 4), flip = (int)rnd(0, 1), third = (int)rnd(0, 2), calls = 0;
+    const int reps_set[] = {0, 1, 2, 7, (int)kit_rand_int(3, 9)};
+    int turn = (int)kit_rand_int(0, 4), flip = (int)kit_rand_int(0, 1), third = (int)kit_rand_int(0, 2), calls = 0;
     for (int cs = 0; cs < C_CASES; cs++)
         for (int fn = F_COPIED; fn <= F_MAPPED; fn++) {
             jc c;
@@ -1519,9 +1513,9 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
 
     /* lab_read_copied's refusals, on a pinned array */
     char why[200];
-    cudaStream_t s = rnd(0, 1) ? b.s : 0;
+    cudaStream_t s = kit_rand_int(0, 1) ? b.s : 0;
     lab_job v = valid_job(&b, b.pinned), j;
-    int reps = (int)rnd(1, 9), neg = (int)rnd(INT_MIN, -2);
+    int reps = (int)kit_rand_int(1, 9), neg = (int)kit_rand_int(INT_MIN, -2);
     xl_dev_fill(b.out, XL_POISON_BYTE, (v.pat.count + GUARD) * 4);
     xl_dev_fill(b.copy_dev, XL_POISON_BYTE, (v.n + GUARD) * 4);
     refuse_job_rules(F_COPIED, &v, b.copy_dev, reps, 0, s);
@@ -1565,7 +1559,7 @@ static void managed_window(size_t *n, lab_pattern *p, size_t off)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE) / 4, run, stride;
     *n = rndz(2 * MIB, 4 * MIB);
-    switch (rnd(0, 3)) {
+    switch (kit_rand_int(0, 3)) {
     case 0: run = 1, stride = 33; break;
     case 1: run = LAB_LINE_ELEMS, stride = LAB_LINE_ELEMS * rndz(2, 8); break;
     case 2: run = 1023 + rndz(0, 2), stride = rndz(2900, 3100); break;
@@ -1709,7 +1703,7 @@ static void managed_device1(int device0)
     bufs b;
     bufs_alloc(&b, NEED_MANAGED);
     jc c;
-    managed_jc(&b, &c, K_MANAGED, (int)rnd(0, 2), (int)rnd(1, 3), 1, b.s);
+    managed_jc(&b, &c, K_MANAGED, (int)kit_rand_int(0, 2), (int)kit_rand_int(1, 3), 1, b.s);
     size_t used = strlen(c.what);
     snprintf(c.what + used, sizeof c.what - used, ", with device %d current", other);
     managed_case(&b, &c, other);
@@ -1726,7 +1720,7 @@ XL_TEST(read, managed, 15, XL_GPU,
     bufs b;
     bufs_alloc(&b, NEED_MANAGED | NEED_RAW | NEED_PINNED | NEED_PAGEABLE);
     const int reps_set[] = {0, 1, 2, 5};
-    int turn = (int)rnd(0, 3), third = (int)rnd(0, 2), flip = (int)rnd(0, 1);
+    int turn = (int)kit_rand_int(0, 3), third = (int)kit_rand_int(0, 2), flip = (int)kit_rand_int(0, 1);
     if (!b.concurrent)
         xl_note("this GPU has no concurrent managed access (cudaDevAttrConcurrentManagedAccess 0: Windows, WSL): "
                 "prefetch 1 must be refused there, and the prefetch cases are not tried");
@@ -1739,7 +1733,7 @@ XL_TEST(read, managed, 15, XL_GPU,
     }
     if (b.concurrent) { /* count 0 with prefetch 1: nothing done, no prefetch */
         jc c;
-        managed_jc(&b, &c, K_MANAGED, (int)rnd(0, 2), (int)rnd(1, 5), 1, b.s);
+        managed_jc(&b, &c, K_MANAGED, (int)kit_rand_int(0, 2), (int)kit_rand_int(1, 5), 1, b.s);
         c.j.pat.count = 0, c.j.src = NULL, c.j.out = NULL;
         describe(&c, "no elements (count 0, src and out NULL)");
         managed_case(&b, &c, b.device);
@@ -1747,9 +1741,9 @@ XL_TEST(read, managed, 15, XL_GPU,
     managed_device1(b.device);
 
     char why[200];
-    cudaStream_t s = rnd(0, 1) ? b.s : 0;
-    lab_job v = valid_job(&b, b.managed[rnd(0, 2)]), j;
-    int reps = (int)rnd(1, 5), neg = (int)rnd(INT_MIN, -2), pf = b.concurrent ? (int)rnd(0, 1) : 0;
+    cudaStream_t s = kit_rand_int(0, 1) ? b.s : 0;
+    lab_job v = valid_job(&b, b.managed[kit_rand_int(0, 2)]), j;
+    int reps = (int)kit_rand_int(1, 5), neg = (int)kit_rand_int(INT_MIN, -2), pf = b.concurrent ? (int)kit_rand_int(0, 1) : 0;
     xl_dev_fill(b.out, XL_POISON_BYTE, (v.pat.count + GUARD) * 4);
     refuse_job_rules(F_MANAGED, &v, NULL, reps, pf, s);
     expect_refused(F_MANAGED, &v, NULL, -1, pf, s, "reps -1");

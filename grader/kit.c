@@ -216,11 +216,24 @@ void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void 
 
 /* ===== Contract coverage ===== */
 
+uint64_t kit_rand(uint64_t lo, uint64_t hi)
+{
+    static uint64_t state; /* seeded fresh in each test's process */
+    if (!state)
+        state = xl_fresh_seed() | 1;
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    if (hi <= lo)
+        return lo;
+    uint64_t span = hi - lo + 1;
+    return span == 0 ? z : lo + z % span;
+}
+
 long kit_rand_int(long lo, long hi)
 {
-    uint64_t r;
-    xl_fill_random(&r, sizeof r, xl_fresh_seed());
-    return hi <= lo ? lo : lo + (long)(r % (uint64_t)(hi - lo + 1));
+    return hi <= lo ? lo : lo + (long)kit_rand(0, (uint64_t)(hi - lo));
 }
 
 /* heap_now - host heap bytes in use: the main arena's chunks and the blocks malloc mapped on their own */
@@ -424,23 +437,6 @@ void kit_expect_launches_on(const xl_mem_rec *recs, int n, cudaStream_t s, const
 size_t kit_wrapping_count(size_t elem_bytes)
 {
     return SIZE_MAX / elem_bytes + 1 + (size_t)kit_rand_int(0, (long)((16u << 10) / elem_bytes) - 1);
-}
-
-/* ===== Random draws ===== */
-
-uint64_t kit_rand(uint64_t lo, uint64_t hi)
-{
-    static uint64_t state; /* seeded fresh in each test's process */
-    if (!state)
-        state = xl_fresh_seed() | 1;
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    if (hi <= lo)
-        return lo;
-    uint64_t span = hi - lo + 1;
-    return span == 0 ? z : lo + z % span;
 }
 
 /* ===== A student call under watch ===== */

@@ -93,6 +93,10 @@ void kit_expect_host_bytes(const void *host, const void *want, size_t bytes, siz
  * range, never passed one fixed value (state the values drawn in every failure message) */
 long kit_rand_int(long lo, long hi);
 
+/* kit_rand - kit_rand_int for sizes and other unsigned 64-bit values (lo when hi <= lo): splitmix64, seeded fresh in
+ * each test's process, so that many draws are cheap */
+uint64_t kit_rand(uint64_t lo, uint64_t hi);
+
 /* kit_wrapping_count - a fresh count of elements of elem_bytes each (a power of two, 2 or more) whose bytes, count *
  * elem_bytes, wrap past 2^64 in a size_t to under 16 KiB: a create that multiplies without checking gets a tiny
  * buffer where it must fail as out of memory */
@@ -203,10 +207,6 @@ void kit_queue_busy_copy(cudaStream_t stream, uint64_t busy_ns, void *dst, const
 int kit_quiet_begin(void);
 /* kit_quiet_end - stderr back as it was before kit_quiet_begin returned saved */
 void kit_quiet_end(int saved);
-
-/* kit_rand - a fresh random integer in [lo, hi], both included (lo when hi <= lo): splitmix64, seeded fresh in each
- * test's process, so that many draws are cheap */
-uint64_t kit_rand(uint64_t lo, uint64_t hi);
 
 /* kit_guarded_call - runs call(ctx), a student call under watch: every CUDA create in it fails as out of memory
  * (common/faults.h), and a failed CUDA check in it leaves the call with its message in failure (len bytes) instead of
