@@ -41,9 +41,11 @@ LDLIBS := -lpthread -ldl -lrt
 # common/copylog.c and common/tracecopy.c record copies (a grader checks what was copied; explorers and graders
 # put copies on a timeline), common/pincount.c counts pinned memory, common/rescount.c device buffers, streams
 # and events (graders find what a student's code never released), common/memlog.c records prefetches, advice and
-# <<< >>> launches in order (a grader checks where and on which stream). A name no object calls (CUDA 12's _v2
-# forms under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
+# <<< >>> launches in order (a grader checks where and on which stream), common/peerlog.c records peer copies and
+# the peer-access calls (asked, enabled, disabled; a grader can deny a path, and make an enable fail). A name no
+# object calls (CUDA 12's _v2 forms under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
 WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
+  cudaMemcpyPeerAsync cudaMemcpyPeer cudaDeviceCanAccessPeer cudaDeviceEnablePeerAccess cudaDeviceDisablePeerAccess \
   cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister \
   cudaMalloc cudaMallocManaged cudaFree cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority \
   cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy \
@@ -195,10 +197,11 @@ endif
 
 # quiet_make WHAT TARGETS... - a shell function for a recipe: makes TARGETS with one line of progress ("building
 # WHAT") where there is something to build, instead of a line per file; on failure shows the compiler's message
-# (the log, without the progress lines of make's own) and returns non-zero
+# (the log, without the progress lines of make's own) and returns non-zero. With $$fresh set (a recipe found all its
+# targets up to date in one make -q) it returns 0 at once: each make -q reads the whole Makefile again.
 define quiet_make
 quiet_make() { \
-  w=$$1; shift; $(SUB_MAKE) -q "$$@" 2>/dev/null && return 0; echo "building $$w"; \
+  w=$$1; shift; [ -z "$$fresh" ] || return 0; $(SUB_MAKE) -q "$$@" 2>/dev/null && return 0; echo "building $$w"; \
   mkdir -p $(B)/logs; log=$(B)/logs/build-$$$$.log; \
   if $(SUB_MAKE) -s "$$@" >$$log 2>&1; then rm -f $$log; return 0; fi; \
   grep -v -e '^   [A-Z]*  *$(B)/' -e '^make\[[0-9]*\]: \*\*\*' $$log; rm -f $$log; return 1; }
@@ -223,13 +226,16 @@ endef
 # compile is told (the compiler's message above it) and the others are graded. After each lab's grading its report
 # page, $(B)/report/NN-slug[-solution].html (grader/report/report.py; the history beside it), is written from the
 # results; the pages' paths come last. A page that cannot be written is one line and changes neither the points nor
-# the exit status.
+# the exit status. Several labs: the probe says once why GPU tests are skipped; one lab's line says it itself.
 IMPL_DIR := $(if $(filter solution,$(IMPL)),solutions,labs)
 IMPL_SFX := $(if $(filter solution,$(IMPL)),-solution)
 grade: deps
-	@$(quiet_make); quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
-	 probe=$$($(PROBE)) || { echo "$$probe: the tests that need a GPU are skipped, and each lab's line says how many points they hold"; \
-	   export XL_SKIP_REASON_SAID=1; }; \
+	@$(quiet_make); fresh=''; \
+	 $(SUB_MAKE) -q $(LIBXL) $(PROBE) $(foreach l,$(LAB_SEL),$(B)/bin/$(l)-grade$(IMPL_SFX)) 2>/dev/null && fresh=1; \
+	 quiet_make "the kit's library" $(LIBXL) $(PROBE) || exit 2; \
+	 if [ $(words $(LAB_SEL)) -gt 1 ]; then \
+	   probe=$$($(PROBE)) || { echo "$$probe: the tests that need a GPU are skipped, and each lab's line says how many points they hold"; \
+	   export XL_SKIP_REASON_SAID=1; }; fi; \
 	 $(call each_lab,grade$(IMPL_SFX),$(IMPL_DIR)); \
 	 pages=''; \
 	 for l in $$built; do \

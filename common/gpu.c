@@ -78,6 +78,18 @@ int xl_gpu_probe(xl_gpu_info *info, char *why, size_t why_len)
     return 0;
 }
 
+int xl_gpu_count(void)
+{
+    int count = 0;
+    if (xl_env_on("XL_NO_GPU"))
+        return 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 void xl_gpu_require(const char *prog, xl_gpu_info *info)
 {
     char why[512];

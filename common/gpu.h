@@ -30,6 +30,10 @@ typedef struct {
  * otherwise -1 and why holds one line a person can act on. info may be NULL. */
 int xl_gpu_probe(xl_gpu_info *info, char *why, size_t why_len);
 
+/* xl_gpu_count - how many CUDA GPUs this process sees (cudaGetDeviceCount, which makes no context: cheap enough to ask
+ * before deciding whether a test can run at all); 0 with none usable, on any error (cleared), or under XL_NO_GPU */
+int xl_gpu_count(void);
+
 /* xl_gpu_require - probes; without a GPU prints "<prog>: <why>" to stderr and exits 3 */
 void xl_gpu_require(const char *prog, xl_gpu_info *info);
 

@@ -9,37 +9,26 @@
 #include "memlog.h"
 
 #include <cuda_runtime_api.h>
-#include <pthread.h>
 
 #include "copylog.h"
 #include "faults.h"
+#include "reclog.h"
 
-static xl_mem_rec *log_recs; /* NULL: no record open */
-static int log_max, log_n;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static xl_reclog calls = XL_RECLOG_INIT;
 
 void xl_memlog_start(xl_mem_rec *recs, int max)
 {
-    pthread_mutex_lock(&lock);
-    log_recs = recs, log_max = max, log_n = 0;
-    pthread_mutex_unlock(&lock);
+    xl_reclog_start(&calls, recs, sizeof *recs, max);
 }
 
 int xl_memlog_stop(void)
 {
-    pthread_mutex_lock(&lock);
-    int n = log_n;
-    log_recs = NULL, log_max = 0, log_n = 0;
-    pthread_mutex_unlock(&lock);
-    return n;
+    return xl_reclog_stop(&calls);
 }
 
 int xl_memlog_count(void)
 {
-    pthread_mutex_lock(&lock);
-    int n = log_recs ? log_n : 0;
-    pthread_mutex_unlock(&lock);
-    return n;
+    return xl_reclog_count(&calls);
 }
 
 const char *xl_mem_kind_name(xl_mem_kind kind)
@@ -57,13 +46,7 @@ const char *xl_mem_kind_name(xl_mem_kind kind)
 static void note(xl_mem_rec r)
 {
     r.copies_before = xl_copylog_count(); /* before our lock: the copy record has its own */
-    pthread_mutex_lock(&lock);
-    if (log_recs) {
-        if (log_n < log_max)
-            log_recs[log_n] = r;
-        log_n++;
-    }
-    pthread_mutex_unlock(&lock);
+    xl_reclog_note(&calls, &r);
 }
 
 /* note_range - notes one prefetch or advice of [ptr, ptr + bytes) at location (type, id) */

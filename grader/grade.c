@@ -117,26 +117,56 @@ static int lock_mode(int kind)
     return (kind & XL_ALONE) ? LOCK_EX : (kind & XL_GPU) ? LOCK_SH : 0;
 }
 
-/* take_gpu_lock - waits until this test's process holds the grading's GPU lock, $XL_TOKEN_DIR/gpu.lock, as its kind
- * takes it (lock_mode), and keeps it until the process ends; returns the seconds it waited (0 without a token folder
- * or for a CPU test). Called before the test's first CUDA call: a test that waits holds no CUDA context, so that a
- * speed test that has the GPU to itself sees no other process of this grading on it (others_unsound). Fails the test
- * (a grader error) when the lock cannot be taken. */
-static double take_gpu_lock(int kind)
+/* open_gpu_lock - the grading's GPU lock, $XL_TOKEN_DIR/gpu.lock, open in this process and left open (a lock goes with
+ * the process); -1 without a token folder. Fails the test (a grader error) when it cannot be opened. */
+static int open_gpu_lock(void)
 {
     char path[1024];
-    int mode = lock_mode(kind);
-    if (!mode || token_path(path, sizeof path, "gpu", "lock") != 0)
-        return 0;
-    double t0 = xl_now_ms();
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600); /* left open: the lock goes with the process */
+    if (token_path(path, sizeof path, "gpu", "lock") != 0)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
         cr_fatal("grader error: cannot open the GPU lock %s: %s", path, strerror(errno));
+    return fd;
+}
+
+/* lock_gpu - waits until fd holds the GPU lock as mode, LOCK_SH or LOCK_EX (flock turns a shared lock this process
+ * holds into an exclusive one); the seconds it waited. Fails the test (a grader error) when it cannot be taken. */
+static double lock_gpu(int fd, int mode)
+{
+    double t0 = xl_now_ms();
     while (flock(fd, mode) != 0)
         if (errno != EINTR)
-            cr_fatal("grader error: cannot lock %s: %s", path, strerror(errno));
+            cr_fatal("grader error: cannot lock the GPU lock: %s", strerror(errno));
     return (xl_now_ms() - t0) / 1e3;
 }
+
+/* idle_contexts - how many other tests of this grading hold a CUDA context while they wait to have the GPU to
+ * themselves (their "idle" tokens): they do no GPU work, so a speed test beside them is not disturbed */
+static int idle_contexts(void)
+{
+    const char *dir = getenv("XL_TOKEN_DIR");
+    DIR *d = dir && *dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        n += len > 5 && strcmp(e->d_name + len - 5, ".idle") == 0;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* remove_token - removes $XL_TOKEN_DIR/<current test>.<ext>, if there */
+static void remove_token(const char *ext)
+{
+    char path[1024];
+    if (token_path(path, sizeof path, current_test, ext) == 0)
+        remove(path);
+}
+
+static int probe_device = -1; /* the device the probe made this test's context on */
 
 void xl_test_begin(int kind, double timeout_s)
 {
@@ -144,7 +174,22 @@ void xl_test_begin(int kind, double timeout_s)
     const struct criterion_test *t = criterion_current_test;
     snprintf(current_test, sizeof current_test, "%s.%s", t->category, t->name);
     current_kind = kind;
-    double wait_s = take_gpu_lock(kind); /* first: before any CUDA call, and before the test's own timer starts */
+    /* The GPU lock first: before any CUDA call, and before the test's own timer starts. A GPU test holds it shared.
+     * A GPU speed test (XL_TIMED) makes its context while the GPU is shared, where no speed test measures, then waits for
+     * the lock alone holding that context idle, an "idle" token saying so: a context costs about 0.3 s, and the
+     * speed tests no longer make theirs one after another. */
+    int fd = lock_mode(kind) ? open_gpu_lock() : -1, probed = 0;
+    double wait_s = fd >= 0 ? lock_gpu(fd, (kind & XL_GPU) ? LOCK_SH : lock_mode(kind)) : 0;
+    xl_gpu_info gpu;
+    if ((kind & XL_TWO_GPUS) && xl_gpu_count() == 1) /* before the probe: no context for a test that cannot run */
+        cr_skip_test("%s", XL_NEEDS_2_GPUS);
+    if ((kind & XL_ALONE) && (kind & XL_GPU)) {
+        write_token("idle", "");
+        probed = xl_gpu_probe(&gpu, why, sizeof why) == 0 ? 1 : -1;
+        if (probed > 0 && fd >= 0)
+            wait_s += lock_gpu(fd, LOCK_EX);
+        remove_token("idle");
+    }
     if (wait_s >= 0.001) { /* the report leaves it out of the test's seconds */
         snprintf(waited, sizeof waited, "%.3f", wait_s);
         write_token("waited", waited);
@@ -159,11 +204,14 @@ void xl_test_begin(int kind, double timeout_s)
     if (sigaction(SIGALRM, &sa, NULL) != 0 || setitimer(ITIMER_REAL, &timer, NULL) != 0)
         cr_fatal("grader error: cannot start the test's timer: %s", strerror(errno));
     xl_set_fail_handler(fail_test);
-    xl_gpu_info gpu;
-    if ((kind & XL_GPU) && xl_gpu_probe(&gpu, why, sizeof why) != 0)
+    if ((kind & XL_GPU) && !probed)
+        probed = xl_gpu_probe(&gpu, why, sizeof why) == 0 ? 1 : -1;
+    if (probed < 0)
         cr_skip_test("%s", why);
-    if (kind & XL_GPU)
+    if (kind & XL_GPU) {
+        probe_device = gpu.device;
         xl_results_device(gpu.name);
+    }
 }
 
 void xl_test_complete(const char *suite, const char *name, int kind)
@@ -257,21 +305,42 @@ void xl_sound_timing(double min_ms, double max_ms, double limit, const char *wha
     xl_sound_spread(mm, 2, limit, what);
 }
 
-/* others_unsound - marks the attempt unsound when another process uses the GPU, and tells the report so (a test
- * that does not use the GPU cannot be slowed by one: the grading model's planted figures) */
+static unsigned long long used_devices; /* bit d: the test used device d (xl_gpu_used) */
+
+void xl_gpu_used(int d)
+{
+    if (d >= 0 && d < 64)
+        used_devices |= 1ull << d;
+}
+
+/* others_unsound - marks the attempt unsound when another process uses the GPU (the current device, and every other
+ * device the test used: xl_gpu_used), and tells the report so (a test that does not use the GPU cannot be slowed by
+ * one: the grading model's planted figures) */
 static void others_unsound(void)
 {
-    char who[512], line[640];
+    char who[512], line[640] = "";
     int device = 0;
+    size_t used = 0;
     if (!(current_kind & XL_GPU))
         return;
     if (cudaGetDevice(&device) != cudaSuccess) {
         cudaGetLastError();
         return;
     }
-    if (xl_gpu_others(device, who, sizeof who) > 0) {
-        xl_measure_unsound("other processes used the GPU at the same time (%s)", who);
-        snprintf(line, sizeof line, "%s", who);
+    unsigned long long devs = used_devices | (device < 64 ? 1ull << device : 0);
+    int many = (devs & (devs - 1)) != 0; /* name the GPU only where the test used more than one */
+    for (int d = 0; d < 64; d++) {
+        int idle = d == probe_device ? idle_contexts() : 0; /* this grading's speed tests, waiting with a context */
+        int n = devs & (1ull << d) ? xl_gpu_others(d, who, sizeof who) : 0;
+        if (n - idle <= 0 || used >= sizeof line)
+            continue;
+        if (many)
+            used += snprintf(line + used, sizeof line - used, "%sGPU %d: %s", used ? "; " : "", d, who);
+        else
+            used += snprintf(line + used, sizeof line - used, "%s", who);
+    }
+    if (used) {
+        xl_measure_unsound("other processes used the GPU at the same time (%s)", line);
         write_token("shared", line);
     }
 }
@@ -745,7 +814,8 @@ static void print_points_table(struct criterion_test_set *tests)
                 unseen += m->points;
                 continue;
             }
-            printf("| `%s.%s` | %d | %s | %s |\n", t->category, t->name, m->points, m->kind & XL_GPU ? "yes" : "no",
+            printf("| `%s.%s` | %d | %s | %s |\n", t->category, t->name, m->points,
+                   m->kind & XL_TWO_GPUS ? "2 GPUs" : m->kind & XL_GPU ? "yes" : "no",
                    t->data->description ? t->data->description : "");
             total += m->points;
         }

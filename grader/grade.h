@@ -18,7 +18,8 @@
 /* What the grading model knows about a test besides Criterion's own fields. */
 typedef struct {
     int points;             /* earned only on a complete pass */
-    int kind;               /* XL_CPU, XL_GPU or XL_TIMED (bits: XL_GPU needs a GPU, XL_ALONE is graded alone) */
+    int kind;               /* XL_CPU, XL_GPU, XL_TIMED, XL_GPU2 or XL_TIMED2 (bits: XL_GPU needs a GPU, XL_ALONE is
+                             * graded alone, XL_TWO_GPUS needs two) */
     const char *visibility; /* Gradescope: "visible", "hidden", "after_due_date" */
     double timeout_s;       /* how long the test may run: its own timer ends it then (xl_test_begin) */
 } xl_test_meta;
@@ -40,6 +41,16 @@ typedef struct {
 #define XL_GPU 1
 #define XL_ALONE 2
 #define XL_TIMED (XL_GPU | XL_ALONE)
+/* XL_TWO_GPUS: a test that needs a second GPU (peer access, copies between two devices). On a host with exactly one
+ * it is skipped with one line starting "needs 2 GPUs" before any CUDA context is made (a context costs 0.3 s a test
+ * process); with none, it is skipped as any GPU test is. The points table's GPU column says "2 GPUs". A test is one
+ * kind or the other whole: no test has a two-GPU part. */
+#define XL_TWO_GPUS 4
+#define XL_GPU2 (XL_GPU | XL_TWO_GPUS)
+#define XL_TIMED2 (XL_TIMED | XL_TWO_GPUS)
+/* The line an XL_TWO_GPUS test is skipped with on a host with one GPU; the test scripts know it by its start. */
+#define XL_NEEDS_2_GPUS "needs 2 GPUs, this host has 1: peer access needs a second GPU (graded on hosts such as " \
+                        "nvidia-h200-x2)"
 
 /* XL_LAB - names the lab this grader grades, e.g. XL_LAB("01", "pageable-copy") */
 #define XL_LAB(id, slug)                                                     \
@@ -70,6 +81,10 @@ typedef struct {
  * its process), routes failed CUDA checks to a test failure, and skips the test with one line when it needs a GPU
  * and there is none */
 void xl_test_begin(int kind, double timeout_s);
+
+/* xl_gpu_used - inside a test: notes that it uses device d (kit_use_device calls it), so that a speed check that
+ * misses its bar asks about other processes on every device the test used, not only the current one */
+void xl_gpu_used(int d);
 
 /* xl_test_complete - inside a test, at its end: fails if the GPU was left with an error,
  * then writes the completion token that lets the test earn its points */

@@ -476,3 +476,116 @@ void kit_guarded_call(void (*call)(void *ctx), void *ctx, int *created, int *sto
         cudaGetLastError(); /* the out-of-memory error the kit planted */
     *stopped = failed;
 }
+
+/* ===== More than one GPU ===== */
+
+void kit_use_device(int d)
+{
+    XL_CHECK(cudaSetDevice(d));
+    xl_gpu_used(d);
+}
+
+int kit_peer_enabled(int a, int b)
+{
+    int was = 0, on = 0;
+    XL_CHECK(cudaGetDevice(&was));
+    XL_CHECK(cudaSetDevice(a));
+    cudaError_t e = xl_peer_enable_unlogged(b);
+    if (e == cudaSuccess) /* it was not: back as it was */
+        XL_CHECK(xl_peer_disable_unlogged(b));
+    else {
+        on = e == cudaErrorPeerAccessAlreadyEnabled;
+        cudaGetLastError(); /* already enabled, or no path at all: the probe's own error */
+    }
+    XL_CHECK(cudaSetDevice(was));
+    return on;
+}
+
+void kit_peer_reset(void)
+{
+    int was = 0, n = 0;
+    XL_CHECK(cudaGetDevice(&was));
+    XL_CHECK(cudaGetDeviceCount(&n));
+    for (int a = 0; a < n; a++) {
+        XL_CHECK(cudaSetDevice(a));
+        for (int b = 0; b < n; b++)
+            if (b != a && xl_peer_disable_unlogged(b) != cudaSuccess)
+                cudaGetLastError(); /* not enabled: nothing to undo */
+    }
+    XL_CHECK(cudaSetDevice(was));
+}
+
+/* device_of - the device p's memory belongs to, -1 for host memory (or memory the runtime does not know) */
+static int device_of(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+}
+
+int kit_dev_copies(const xl_peer_rec *peer, int n, const xl_copy_rec *copies, int m, kit_dev_copy *out, int max)
+{
+    int k = 0, i = 0;
+    for (int c = 0; c <= m; c++) {
+        for (; i < n && peer[i].copies_before <= c; i++) { /* the peer copies made before copy c */
+            const xl_peer_rec *r = &peer[i];
+            if ((r->kind != XL_PEER_COPY && r->kind != XL_PEER_COPY_SYNC) || k >= max)
+                continue;
+            out[k++] = (kit_dev_copy){xl_peer_kind_name(r->kind), r->dst, r->dst_dev, r->src, r->src_dev, r->bytes,
+                                      r->stream, r->kind == XL_PEER_COPY, cudaMemcpyDeviceToDevice};
+        }
+        if (c < m && k < max) {
+            const xl_copy_rec *r = &copies[c];
+            out[k++] = (kit_dev_copy){r->async ? "cudaMemcpyAsync" : "cudaMemcpy", r->dst, device_of(r->dst), r->src,
+                                      device_of(r->src), r->bytes, r->stream, r->async, xl_copy_dir(r)};
+        }
+    }
+    return k;
+}
+
+static FILE *capture_file; /* where stderr goes between kit_capture_begin and kit_capture_end */
+
+int kit_capture_begin(void)
+{
+    fflush(stderr);
+    capture_file = tmpfile();
+    int saved = capture_file ? dup(2) : -1;
+    if (saved >= 0 && dup2(fileno(capture_file), 2) >= 0)
+        return saved;
+    if (saved >= 0)
+        close(saved);
+    if (capture_file)
+        fclose(capture_file);
+    capture_file = NULL;
+    return -1;
+}
+
+int kit_capture_end(int saved, char *text, size_t len)
+{
+    size_t got = 0;
+    int lines = 0;
+    if (len)
+        text[0] = '\0';
+    if (saved < 0 || !capture_file)
+        return 0;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(capture_file);
+    int ch, last = '\n';
+    while ((ch = fgetc(capture_file)) != EOF) {
+        if (got + 1 < len)
+            text[got++] = (char)ch;
+        lines += ch == '\n';
+        last = ch;
+    }
+    lines += last != '\n';
+    if (len)
+        text[got] = '\0';
+    fclose(capture_file);
+    capture_file = NULL;
+    return lines;
+}

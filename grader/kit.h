@@ -13,6 +13,7 @@
 
 #include "common/copylog.h"
 #include "common/memlog.h"
+#include "common/peerlog.h"
 #include "common/pincount.h"
 #include "common/rescount.h"
 #include "common/stats.h"
@@ -213,5 +214,48 @@ void kit_quiet_end(int saved);
  * failing the test. Afterwards creates work again and a failed check fails the test. *created is 1 when the call
  * tried to create something (the error the kit planted cleared), *stopped 1 when a check failed in it. */
 void kit_guarded_call(void (*call)(void *ctx), void *ctx, int *created, int *stopped, char *failure, size_t len);
+
+/* ===== More than one GPU (lab 09) ===== */
+
+/* kit_use_device - makes device d current (cudaSetDevice, checked) and notes that the test uses it (xl_gpu_used), so
+ * that a speed check asks about other processes there too. Set the device before queueing on a stream of it: the
+ * kit's kernels (xl_delay, kit_queue_busy_*), its fills and its event records run on the current device. */
+void kit_use_device(int d);
+
+/* kit_peer_enabled - 1 when peer access from device a to device b (a != b) is enabled in this process now, else 0;
+ * the truth, asked of the runtime itself: with a current, an enable of b that finds it already enabled; one that
+ * succeeds is undone at once. Past the peer record, the denials and the faults (common/peerlog.h); the current device
+ * and the last error (none) are as they were. */
+int kit_peer_enabled(int a, int b);
+
+/* kit_peer_reset - every direction between this process's GPUs disabled (those not enabled are left so, their error
+ * cleared), the current device kept: a fresh peer state for a test, whatever an earlier part of it left */
+void kit_peer_reset(void);
+
+/* One copy of device memory as a call asked for it, from the peer record and the copy record merged. */
+typedef struct {
+    const char *call;        /* "cudaMemcpyPeerAsync", "cudaMemcpyPeer", "cudaMemcpyAsync" or "cudaMemcpy" */
+    void *dst;
+    int dst_dev;             /* peer copies: as passed; the others: the device the pointer belongs to (-1: host) */
+    const void *src;
+    int src_dev;
+    size_t bytes;
+    cudaStream_t stream;     /* 0 for the blocking calls */
+    int async;               /* 1: queued on stream; 0: cudaMemcpyPeer or cudaMemcpy (the legacy stream, blocking) */
+    enum cudaMemcpyKind dir; /* the real direction (xl_copy_dir; peer copies DeviceToDevice) */
+} kit_dev_copy;
+
+/* kit_dev_copies - the n peer records and m copy records of one watched stretch merged in call order into out (up
+ * to max, the caller's; peer records other than copies are left out): every copy, whatever call made it; returns
+ * how many */
+int kit_dev_copies(const xl_peer_rec *peer, int n, const xl_copy_rec *copies, int m, kit_dev_copy *out, int max);
+
+/* kit_capture_begin - sends this process's stderr into a file of the kit's until kit_capture_end(returned value),
+ * which gives back what was written there (the student's lines, to be counted). -1 when it could not be set aside
+ * (nothing then; kit_capture_end(-1, ...) gives ""). */
+int kit_capture_begin(void);
+/* kit_capture_end - stderr back as it was before kit_capture_begin returned saved; what was written meanwhile into
+ * text (len bytes, cut there, NUL-terminated); the number of lines it held (a last line without '\n' counts) */
+int kit_capture_end(int saved, char *text, size_t len);
 
 #endif

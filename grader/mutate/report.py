@@ -6,14 +6,15 @@ grader/mutate/run.py calls these functions after grading; make test feeds them p
     python3 grader/mutate/report.py REPORT.csv [--out DIR]
 renders DIR/report.txt (default: the CSV's folder) again from a report.csv (columns lab, id, operator, line,
 function, status, killed_by, seconds), taking each survivor's diff from DIR/NN-slug/ID.diff where it exists.
-A status is killed, survived, equivalent or stillborn; a lab's score is killed / (killed + survived).
+A status is killed, survived, equivalent, stillborn or unreached (unreached here: only tests that need 2 GPUs
+reach it, and this host has one); a lab's score is killed / (killed + survived).
 """
 import argparse
 import csv
 import os
 import sys
 
-STATUSES = ['killed', 'survived', 'equivalent', 'stillborn']
+STATUSES = ['killed', 'survived', 'equivalent', 'stillborn', 'unreached']
 COLUMNS = ['lab', 'id', 'operator', 'line', 'function', 'status', 'killed_by', 'seconds', 'reached']
 # reached: for a mutant a speed or timed test killed, the share of that test's bar its best sound reading reached
 # (the smallest over the test's checks; e.g. 0.67 for 1.0x against "at least 1.5x"), empty otherwise: under linear
@@ -59,8 +60,13 @@ def render(rows, out_dir, lab_seconds=None, notes=None, header=''):
         if s:
             secs = (lab_seconds or {}).get(lab, s['seconds'])
             graded = sum(s[k] for k in STATUSES)
-            lines.append('lab %s: %d mutants: killed %d, survived %d, equivalent %d, stillborn %d; score %s; %.0f s' % (
-                lab, graded, s['killed'], s['survived'], s['equivalent'], s['stillborn'], score_text(s), secs))
+            lines.append('lab %s: %d mutants: killed %d, survived %d, equivalent %d, stillborn %d%s; score %s; '
+                         '%.0f s' % (lab, graded, s['killed'], s['survived'], s['equivalent'], s['stillborn'],
+                                     ', unreached here %d' % s['unreached'] if s['unreached'] else '', score_text(s),
+                                     secs))
+            if s['unreached']:
+                lines.append('lab %s: %d mutants unreached here: only tests that need 2 GPUs reach them, SKIPPED on '
+                             'this host; not in the score (grade them on a host with two)' % (lab, s['unreached']))
         speed = [r for r in rows if r['lab'] == lab and r['status'] == 'killed' and r.get('reached')]
         if speed:
             top = max(speed, key=lambda r: float(r['reached']))
@@ -84,14 +90,17 @@ def render(rows, out_dir, lab_seconds=None, notes=None, header=''):
 
 
 def table(rows, lab_seconds=None):
-    """the short per-lab table printed last"""
+    """the short per-lab table printed last (a column "unreached" only when some lab has such mutants)"""
     summary = summarize(rows)
-    out = ['%-22s %7s %9s %11s %10s %7s %8s' % ('lab', 'killed', 'survived', 'equivalent', 'stillborn', 'score',
-                                                 'time')]
+    unreached = any(s['unreached'] for s in summary.values())
+    out = ['%-22s %7s %9s %11s %10s%s %7s %8s' % ('lab', 'killed', 'survived', 'equivalent', 'stillborn',
+                                                   ' %9s' % 'unreached' if unreached else '', 'score', 'time')]
     for lab, s in summary.items():
-        out.append('%-22s %7d %9d %11d %10d %7s %6.0f s' % (lab, s['killed'], s['survived'], s['equivalent'],
-                                                           s['stillborn'], score_text(s),
-                                                           (lab_seconds or {}).get(lab, s['seconds'])))
+        out.append('%-22s %7d %9d %11d %10d%s %7s %6.0f s' % (lab, s['killed'], s['survived'], s['equivalent'],
+                                                             s['stillborn'],
+                                                             ' %9d' % s['unreached'] if unreached else '',
+                                                             score_text(s),
+                                                             (lab_seconds or {}).get(lab, s['seconds'])))
     return '\n'.join(out)
 
 

@@ -16,6 +16,9 @@ The tests that time nothing run for --gpu-jobs mutants at once; the timed ones (
 out of time beside the others, then run for one mutant at a time with the GPU to itself.
 A mutant no test kills survived, or is equivalent when grader/mutants/NN-slug/equivalent.txt lists it; a listed
 mutant that a test kills is named as a wrong entry.
+A test that needs two GPUs (kind XL_TWO_GPUS: SKIPPED with a reason starting "needs 2 GPUs") cannot run on a host
+with one: the reference is judged on the rest, and a mutant that survives every test run here while some of its
+tests were such is unreached here: neither killed nor survived, left out of the score and counted in the report.
 (4) Writes OUT/report.txt and OUT/report.csv (grader/mutate/report.py; --report-dir DIR puts them elsewhere)
 and prints a table per lab.
 --sample N grades a fixed sample of N mutants per lab, spread over the operators. --check-equivalent only checks
@@ -25,6 +28,7 @@ Exit 0; 1 when a lab could not be judged or an equivalent.txt is wrong; 2 on bad
 import argparse
 import concurrent.futures
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -40,6 +44,7 @@ import ratiolog  # noqa: E402  (grader/report/: the ratio log's format)
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 MANIFEST_COLUMNS = ['id', 'operator', 'line', 'function', 'from', 'to', 'tests']
 REFERENCE_LIMIT_S = 900  # a reference test that runs longer is stuck; every grader test has its own shorter timeout
+TWO_GPUS_SKIP = 'needs 2 GPUs'  # how the reason of a test skipped for a second GPU starts (grader/grade.c)
 
 
 class Fail(Exception):
@@ -213,10 +218,24 @@ def reached(ratios_path):
     return min(got.values()) if got else None
 
 
+def needs_two_gpus(results_dir, test):
+    """True when results_dir/results.json (a grading's) says test was skipped for want of a second GPU: its output,
+    the description's line then the skip's reason, has a line starting TWO_GPUS_SKIP"""
+    try:
+        with open(os.path.join(results_dir, 'results.json')) as f:
+            got = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return any(t.get('name') == test and any(ln.startswith(TWO_GPUS_SKIP) for ln in
+                                               str(t.get('output', '')).split('\n')[1:])
+               for t in got.get('tests', []) if isinstance(t, dict))
+
+
 def run_test(bin_path, test, limit_s, log):
     """runs one test of a grader under a time limit; returns (outcome, seconds, reached) where outcome is 'passed',
     'lost' (no points), 'kept' (some of its points, not all: partial speed credit, which does not kill), 'skipped',
-    'ungraded' (NOT GRADED: its measurement was unsound), 'timeout' or 'noresult'
+    'two_gpus' (skipped: it needs a second GPU, see needs_two_gpus), 'ungraded' (NOT GRADED: its measurement was
+    unsound), 'timeout' or 'noresult'
     (crashed, or no points.tsv), and reached is what reached() gives for its speed checks (None: none)"""
     suite, name = test.split('.', 1)
     with tempfile.TemporaryDirectory(prefix='xl-mutate-') as res, open(log, 'a') as f:
@@ -253,6 +272,8 @@ def run_test(bin_path, test, limit_s, log):
                         row = cols
         except OSError:
             pass
+        if row is not None and row[3] == 'skipped' and needs_two_gpus(res, test):
+            return 'two_gpus', secs, got
     if row is None:
         return 'noresult', secs, got
     if row[3] in ('skipped', 'ungraded'):
@@ -265,29 +286,36 @@ def run_test(bin_path, test, limit_s, log):
 # ===== One lab =====
 
 def reference_from(points, tests):
-    """{test: seconds} from a points.tsv of the reference graded whole (its 5th column), when it passed every one of
-    tests there; else None"""
+    """({test: seconds}, {tests that need 2 GPUs}) from a points.tsv of the reference graded whole (its 5th column),
+    when it passed every one of tests there but those SKIPPED for want of a second GPU (results.json beside it says
+    so); else None"""
     try:
         rows = {r[0]: r for r in (l.rstrip('\n').split('\t') for l in open(points)) if len(r) >= 5}
-        if all(t in rows and rows[t][3] == 'passed' and rows[t][1] == rows[t][2] for t in tests):
-            return {t: float(rows[t][4]) for t in tests}
+        two = {t for t in tests if t in rows and rows[t][3] == 'skipped' and
+               needs_two_gpus(os.path.dirname(points), t)}
+        if all(t in two or (t in rows and rows[t][3] == 'passed' and rows[t][1] == rows[t][2]) for t in tests):
+            return {t: float(rows[t][4]) for t in tests if t not in two}, two
     except (OSError, ValueError):
         pass
     return None
 
 
 def grade_reference(out, slug, tests, points=None):
-    """{test: seconds} of the reference passing each test, or raises Fail naming the first it did not pass; taken
-    from points (a path with {slug}, a whole grading of the reference just made) when that passed them all"""
+    """({test: seconds} of the reference passing each test, {tests that need 2 GPUs, SKIPPED here}), or raises Fail
+    naming the first it did not pass; taken from points (a path with {slug}, a whole grading of the reference just
+    made) when that passed them all"""
     known = reference_from(points.format(slug=slug), tests) if points else None
     if known is not None:
         return known
     bin_path = os.path.join(ROOT, 'build', 'bin', slug + '-grade-solution')
     log = os.path.join(out, slug, 'reference.log')
     open(log, 'w').close()
-    times = {}
+    times, two = {}, set()
     for t in tests:
         outcome, secs, _ = run_test(bin_path, t, REFERENCE_LIMIT_S, log)
+        if outcome == 'two_gpus':  # a one-GPU host: what only such tests reach is unreached here
+            two.add(t)
+            continue
         if outcome == 'skipped':
             raise Fail('the reference of %s was SKIPPED on %s: grading mutants needs a GPU' % (slug, t))
         if outcome != 'passed':
@@ -297,7 +325,7 @@ def grade_reference(out, slug, tests, points=None):
             raise Fail('%s: the reference %s on %s (log: %s): this GPU is not fit to judge; lab left out' % (
                 slug, why, t, rel(log)), code=1)
         times[t] = secs
-    return times
+    return times, two
 
 
 def timed_tests(slug):
@@ -326,7 +354,7 @@ def grade_mutant(out, slug, m, tests, ref_times, shared=False):
             total += secs
             if outcome != 'ungraded':
                 break
-        if outcome == 'skipped':
+        if outcome in ('skipped', 'two_gpus'):  # the reference passed it on this host
             raise Fail('%s: %s was SKIPPED for mutant %s: grading mutants needs a GPU' % (slug, t, m['id']))
         if outcome in ('timeout', 'ungraded') and shared:
             left.append(t)
@@ -337,6 +365,17 @@ def grade_mutant(out, slug, m, tests, ref_times, shared=False):
     return 'survived', '', total, left, kept
 
 
+def verdict(status, tests, two_gpus, mid, equivalent):
+    """a graded mutant's status in the report from what its tests run here gave (killed or survived): a survivor is
+    equivalent when equivalent.txt lists it, else unreached here when some of its tests need 2 GPUs and were
+    SKIPPED (two_gpus: those of the reference), else survived"""
+    if status != 'survived':
+        return status
+    if mid in equivalent:
+        return 'equivalent'
+    return 'unreached' if any(t in two_gpus for t in tests) else 'survived'
+
+
 def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
     """report rows for one lab's mutants, and the lab's seconds; raises Fail(code 1) when the reference fails.
     First each mutant's tests that time nothing, gpu_jobs mutants at once (a correctness check holds on a shared
@@ -344,7 +383,7 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
     measured again) and any test that ran out of time beside the others"""
     t0 = time.monotonic()
     tests = sorted({t for m in mutants if (slug, m['id']) in built for t in m['tests']})
-    ref = grade_reference(out, slug, tests, points)
+    ref, two = grade_reference(out, slug, tests, points)  # two: tests that need 2 GPUs, not run on this host
     timed = timed_tests(slug)
     todo = [m for m in mutants if (slug, m['id']) in built]
     os.makedirs(os.path.join(out, slug, 'log'), exist_ok=True)
@@ -355,7 +394,8 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
         return sorted(ts, key=lambda t: (ref[t], t))  # fastest first
 
     def shared_pass(m):
-        return grade_mutant(out, slug, m, order(t for t in m['tests'] if t not in timed), ref, shared=gpu_jobs > 1)
+        return grade_mutant(out, slug, m, order(t for t in m['tests'] if t not in timed and t not in two), ref,
+                            shared=gpu_jobs > 1)
     with concurrent.futures.ThreadPoolExecutor(max_workers=gpu_jobs) as ex:
         first = dict(zip([m['id'] for m in todo], ex.map(shared_pass, todo)))
     rows = []
@@ -366,11 +406,10 @@ def grade_lab(out, slug, mutants, built, equivalent, points=None, gpu_jobs=1):
         else:
             status, by, secs, left, got = first[m['id']]
             if status == 'survived':
-                status, by, more, _, got = grade_mutant(out, slug, m, left + order(t for t in m['tests'] if t in timed),
-                                                        ref)
+                status, by, more, _, got = grade_mutant(out, slug, m, left + order(
+                    t for t in m['tests'] if t in timed and t not in two), ref)
                 secs += more
-            if status == 'survived' and m['id'] in equivalent:
-                status = 'equivalent'
+            status = verdict(status, m['tests'], two, m['id'], equivalent)
             row.update(status=status, killed_by=by, seconds=secs, reached='' if got is None else '%.3f' % got)
         rows.append(row)
         print('  %s %-26s %-10s %s' % (slug, m['id'], row['status'], row['killed_by']), flush=True)

@@ -144,14 +144,17 @@ def stop_load(p):
 
 
 def verdicts(tally, full, runs, kind):
-    """the lines on a run under load: full points, tests not graded, tests failed (which, how often)"""
+    """the lines on the runs (under load, or any short of full points): full points, tests not graded, tests failed
+    (which, how often, and what each said the first time)"""
     def names(d):
         return ', '.join('%s %d' % (t, n) for t, n in sorted(d.items())) or 'none'
-    return ['under %s load: full points in %d of %d runs; a test NOT GRADED in %d runs (%s); a test FAILED in %d '
-            'runs (%s)%s' % (kind, full, runs, tally['ungraded_runs'], names(tally['ungraded']),
+    return ['%s: full points in %d of %d runs; a test NOT GRADED in %d runs (%s); a test FAILED in %d '
+            'runs (%s)%s' % ('under %s load' % kind if kind else 'with no load', full, runs, tally['ungraded_runs'],
+                             names(tally['ungraded']),
                              tally['failed_runs'], names(tally['failed']),
                              ': a wrong verdict on the reference' if tally['failed_runs'] else '')] + \
-        ['  %s, the first time: %s' % (t, tally['said'].get(t, '?')) for t in sorted(tally['failed'])]
+        ['  %s, the first time: %s' % (t, tally['said'].get(t, '?'))
+         for t in sorted(set(tally['failed']) | set(tally['ungraded']))]
 
 
 def said(res, test):
@@ -330,7 +333,7 @@ def main():
     if runs < asked:
         where += ' (stopped at the %g-minute limit: %d of the %d runs asked)' % (minutes, runs, asked)
     lines = report(rows, runs, full, where)
-    if load is not None:
+    if load is not None or full < runs: # which tests cost the runs short of full points, and what they said
         lines[1:1] = verdicts(tally, full, runs, load)
     if not resume:
         keep_previous(out, name)

@@ -10,7 +10,9 @@
 #    the skeletons, and every planted mutant on the tests its " * target:" lines name. A correctness check holds on a
 #    shared GPU: a reference must get full points over both parts on a GPU (without one, pass every CPU test and SKIP
 #    the others with a reason), a skeleton must not pass, and a target a mutant failed with no speed figure missed is
-#    lost for good.
+#    lost for good. On a host with one GPU, a test that needs two (kind XL_TWO_GPUS, lab 09) is SKIPPED with a reason
+#    starting "needs 2 GPUs": the reference gets full points over the others, and a mutant's target that is such a
+#    test is reported "needs 2 GPUs: not checked here" (a SKIP line). On a host with two, such a skip fails.
 #    There a speed check measures once (XL_ONE_ATTEMPT=1): a miss beside other gradings is graded again alone anyway.
 # 3. Any other target of a mutant (a speed figure missed, NOT GRADED, or passed while other gradings shared the GPU)
 #    is graded again with the mutant alone on the GPU, and that grading decides (one NOT GRADED there is graded
@@ -26,6 +28,50 @@ speed_missed() {
         $3 !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ || $7 ~ /^NOT SOUND/ || ($5 == 1 ? $3 + 0 < $4 + 0 : $3 + 0 > $4 + 0) { m = 1 }
         END { exit !m }' "$1" 2>/dev/null
 }
+# gpu_count - how many GPUs the CUDA programs here see: nvidia-smi's list, cut to CUDA_VISIBLE_DEVICES when set; 1
+# when nvidia-smi lists none but the probe found a GPU (gpu_rc 0), 0 without one
+gpu_count() {
+    local n v
+    [ "$gpu_rc" -eq 0 ] || { echo 0; return; }
+    n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+    [ "${n:-0}" -gt 0 ] || n=1
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        v=$(printf '%s\n' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c '[^[:space:]]')
+        [ "$v" -ge "$n" ] || n=$v
+    fi
+    echo "$n"
+}
+# two_gpu_skips DIR - the tests a grading in DIR (its points.tsv and results.json) SKIPPED for want of a second GPU:
+# their reason starts "needs 2 GPUs" (kind XL_TWO_GPUS); one a line
+two_gpu_skips() {
+    python3 - "$1" <<'EOF' 2>/dev/null
+import json, sys
+d = sys.argv[1]
+skipped = {r.split('\t')[0] for r in open(d + '/points.tsv').read().splitlines()[1:] if r.split('\t')[3:4] == ['skipped']}
+for t in json.load(open(d + '/results.json')).get('tests', []):
+    if t.get('name') in skipped and any(l.startswith('needs 2 GPUs') for l in t.get('output', '').split('\n')[1:]):
+        print(t['name'])
+EOF
+}
+# merge_results OUT DIR... - OUT/results.json of the gradings in the DIRs together (their tests in turn, score and
+# max summed), beside the OUT/points.tsv made of theirs: what grader/mutate/run.py reads of a whole grading
+merge_results() {
+    python3 - "$@" <<'EOF'
+import json, sys
+out, tests, score, most = sys.argv[1], [], 0, 0
+for d in sys.argv[2:]:
+    try:
+        r = json.load(open(d + '/results.json'))
+    except (OSError, ValueError):
+        continue
+    tests += r.get('tests', [])
+    score += r.get('score', 0)
+    most += r.get('max_score', 0)
+json.dump({'score': score, 'max_score': most, 'tests': tests}, open(out + '/results.json', 'w'), indent=2)
+EOF
+}
+ngpus=$(gpu_count)
+
 # pool_wait N - waits until fewer than N of the gradings in pool_pids run (the host's lanes run beside them)
 pool_pids=()
 pool_running() { local p n=0; for p in ${pool_pids[@]+"${pool_pids[@]}"}; do ! kill -0 "$p" 2>/dev/null || n=$((n + 1)); done; echo $n; }
@@ -127,9 +173,16 @@ for slug in ${slugs[@]+"${slugs[@]}"}; do
             bad "$slug: solution run $i gave no results (logs: $logs)"; continue; fi
         read -r s m <<<"$(total "$f")"
         nskip=$(count "$f" skipped); nfail=$(count "$f" failed)
+        merge_results "$LOG/$slug-solution-$i" "$LOG/$slug-solution-$i-timed" "$LOG/$slug-solution-$i-rest"
+        two=$([ "$nskip" = 0 ] || two_gpu_skips "$LOG/$slug-solution-$i" | tr '\n' ' ' | sed 's/ $//')
+        n2=$(echo $two | wc -w)
+        graded=$(awk -F'\t' 'NR > 1 && $4 != "skipped" { m += $3 } END { print m + 0 }' "$f")
         if [ $gpu_rc -eq 0 ]; then
             if [ "$s" = "$m" ] && [ "$nskip" = 0 ]; then ok "$slug: solution run $i: full points, $s/$m"
-            else bad "$slug: solution run $i: $s/$m, $nfail failed, $nskip skipped (logs: $logs)"
+            elif [ "$ngpus" -lt 2 ] && [ "$n2" -gt 0 ] && [ "$nskip" = "$n2" ] && [ "$s" = "$graded" ]; then
+                ok "$slug: solution run $i: full points over what one GPU grades, $s/$graded"
+                skipped "$slug: solution run $i: $n2 tests ($((m - graded)) points) need 2 GPUs, this host has $ngpus: not checked here ($two)"
+            else bad "$slug: solution run $i: $s/$m, $nfail failed, $nskip skipped${two:+ ($n2 needing 2 GPUs on a host with $ngpus: $two)} (logs: $logs)"
                 cat $logs | grep -A3 'FAILED' | sed 's/^/        /' | head -24; fi
         elif [ "$nfail" = 0 ] && [ "$nskip" -gt 0 ]; then
             ok "$slug: solution passes every CPU test ($s points); $nskip GPU tests SKIPPED"
@@ -148,18 +201,23 @@ for slug in ${slugs[@]+"${slugs[@]}"}; do
     else bad "$slug: skeleton gave no results (log: $LOG/$slug-skeleton.log)"; fi
     for mut in grader/mutants/$slug/*.diff; do
         [ -f "$mut" ] || continue
-        name=$(basename "$mut" .diff) targets=$(mutant_targets "$mut") again=""
+        name=$(basename "$mut" .diff) targets=$(mutant_targets "$mut") again="" unchecked=""
         [ -n "$targets" ] || { bad "$slug mutant $name: no ' * target:' line"; continue; }
         f=$LOG/$slug-mutant-$name/points.tsv
         [ -f "$f" ] || { bad "$slug mutant $name: no results (log: $LOG/$slug-mutant-$name.log)"; continue; }
+        two=$([ "$(count "$f" skipped)" = 0 ] || two_gpu_skips "$LOG/$slug-mutant-$name")
         for t in $targets; do
             read -r s m st <<<"$(score "$f" "$t")"
             if [ -z "${m:-}" ]; then bad "$slug mutant $name: target $t is not a test of the grader"
+            elif [ "$st" = skipped ] && printf '%s\n' "$two" | grep -qxF "$t"; then
+                if [ "$ngpus" -lt 2 ]; then unchecked="$unchecked $t"
+                else bad "$slug mutant $name: $t was SKIPPED as needing 2 GPUs on a host with $ngpus (log: $LOG/$slug-mutant-$name.log)"; fi
             elif [ "$st" = skipped ]; then skipped "$slug mutant $name: $t needs a GPU"
             elif [ "$st" = failed ] && [ "$s" = 0 ] && ! speed_missed "$LOG/$slug-mutant-$name-ratios.tsv" "$t"; then
                 ok "$slug mutant $name: loses $t ($m points)"
             else again="$again $t"; fi
         done
+        [ -z "$unchecked" ] || skipped "$slug mutant $name: needs 2 GPUs: not checked here (${unchecked# }; this host has $ngpus)"
         [ -z "$again" ] || alone+=("$slug $name$again")
     done
 done

@@ -4,8 +4,10 @@
 # Where /usr/bin/python3 has python3-clang it generates every lab's mutants into build/mutate/ and checks them:
 # enough per lab, every operator used, one mutant of each operator compiles with nvcc, each equivalent.txt line
 # matches one mutant, and which tests see a mutant in two known cases. Everywhere it checks the report against
-# planted statuses and run.py's one-line failures. On a GPU, with manifests in build/mutate/, it grades a fixed
-# sample of 4 mutants per lab (the labs of XL_TEST_LABS): each must be killed or listed as equivalent.
+# planted statuses and run.py's one-line failures, and how run.py judges tests that need 2 GPUs on a host with one
+# (planted results). On a GPU, with manifests in build/mutate/, it grades a fixed sample of 4 mutants per lab (the
+# labs of XL_TEST_LABS): each must be killed or listed as equivalent, or be unreached here (only tests that need 2
+# GPUs reach it, on a host with one).
 # Logs go to $LOG/mutate-*.
 
 section "generated mutants (grader/mutate/)"
@@ -111,6 +113,46 @@ if python3 grader/mutate/report.py "$rp/report.csv" >"$LOG/mutate-report.log" 2>
     ok "mutants: the report from planted statuses: counts, score 75.0% (an equivalent and a stillborn not counted), the survivor's diff, every mutant"
 else bad "mutants: the report from planted statuses is wrong ($rp/report.txt)"; fi
 
+# unreached here: a lab whose mutants only tests that need 2 GPUs reach, on a host with one, leaves them out of its
+# score and says how many; the table gets a column for them
+rp2=$LOG/mutate-report-unreached
+mkdir -p "$rp2"
+printf '%s\n' 'lab,id,operator,line,function,status,killed_by,seconds' \
+    '09-gpu-to-gpu,del-call-L80-1,del-call,80,lab_stage_copy,killed,host.hazards,1.0' \
+    '09-gpu-to-gpu,rel-op-L40-1,rel-op,40,lab_group_create,unreached,,0.5' \
+    '09-gpu-to-gpu,drop-last-L44-1,drop-last,44,lab_group_create,unreached,,0.5' \
+    '09-gpu-to-gpu,bound-L90-2,bound,90,lab_stage_copy,survived,,2.0' >"$rp2/report.csv"
+if python3 grader/mutate/report.py "$rp2/report.csv" >"$LOG/mutate-report-unreached.log" 2>&1 &&
+    grep -q '^lab 09-gpu-to-gpu: 4 mutants: killed 1, survived 1, equivalent 0, stillborn 0, unreached here 2; score 50.0%; 4 s$' "$rp2/report.txt" &&
+    grep -q '^lab 09-gpu-to-gpu: 2 mutants unreached here: only tests that need 2 GPUs reach them' "$rp2/report.txt" &&
+    grep -q '^  09-gpu-to-gpu  *rel-op-L40-1  *unreached ' "$rp2/report.txt" &&
+    grep -q '^lab .* stillborn unreached  *score' "$LOG/mutate-report-unreached.log" &&
+    grep -q '^09-gpu-to-gpu  *1  *1  *0  *0  *2  *50.0%' "$LOG/mutate-report-unreached.log" &&
+    ! grep -q unreached "$LOG/mutate-report.log"; then
+    ok "mutants: the report from planted statuses with 2 unreached here: not in the score (50.0%), counted on the lab's line and in the table"
+else bad "mutants: the report with unreached mutants is wrong ($rp2/report.txt, $LOG/mutate-report-unreached.log)"; fi
+
+# a test SKIPPED "needs 2 GPUs" (planted results): the reference is judged on the rest, and a survivor some of whose
+# tests are such is unreached here; a skip for another reason is not one
+r2=$LOG/mutate-two-gpus
+mkdir -p "$r2"
+printf 'test\tscore\tmax\tstatus\tseconds\nargs.refused\t5\t5\tpassed\t0.40\ngroup.peer\t0\t10\tskipped\t0.05\nread.peer\t0\t5\tskipped\t0.05\n' >"$r2/points.tsv"
+printf '%s\n' '{"score": 5, "max_score": 20, "tests": [' \
+    '{"name": "args.refused", "score": 5, "max_score": 5, "status": "passed", "output": "every refusal"},' \
+    '{"name": "group.peer", "score": 0, "max_score": 10, "status": "failed", "output": "groups\nneeds 2 GPUs, this host has 1: peer access"},' \
+    '{"name": "read.peer", "score": 0, "max_score": 5, "status": "failed", "output": "reads\nno CUDA GPU: none here"}]}' >"$r2/results.json"
+out=$(python3 -c 'import sys; sys.path.insert(0, "grader/mutate"); import run
+d, two = sys.argv[1], {"group.peer"}
+print(run.needs_two_gpus(d, "group.peer"), run.needs_two_gpus(d, "read.peer"), run.needs_two_gpus(d, "args.refused"))
+print(run.reference_from(d + "/points.tsv", ["args.refused", "group.peer"]), run.reference_from(d + "/points.tsv", ["args.refused", "read.peer"]))
+print([run.verdict(st, ts, two, i, {"e": "why"}) for st, ts, i in (("killed", ["group.peer"], "a"), ("survived", ["args.refused", "group.peer"], "b"),
+       ("survived", ["args.refused"], "c"), ("survived", ["group.peer"], "e"))])' "$r2" 2>&1)
+if [ "$out" = "True False False
+({'args.refused': 0.4}, {'group.peer'}) None
+['killed', 'unreached', 'survived', 'equivalent']" ]; then
+    ok "mutants: run.py on a test skipped as needing 2 GPUs: the reference judged without it, a survivor it alone could kill unreached here; another skip is not one"
+else bad "mutants: run.py on tests needing 2 GPUs said: $out"; fi
+
 # an equivalent.txt entry whose mutant a test killed is named (its reason is wrong), and only that one
 out=$(python3 -c 'import sys; sys.path.insert(0, "grader/mutate"); import run
 rows = [dict(lab="01-pageable-copy", id=i, status=s, killed_by=k) for i, s, k in
@@ -152,9 +194,12 @@ else
         for m in "$mut_out"/*/manifest.tsv; do
             slug=$(basename "$(dirname "$m")")
             case " $sel " in "  " | *" ${slug%%-*} "* | *" $slug "*) ;; *) continue ;; esac
-            read -r k s e d <<<"$(awk -F, -v l="$slug" '$1 == l { n[$6]++ } END { print n["killed"] + 0, n["survived"] + 0, n["equivalent"] + 0, n["stillborn"] + 0 }' "$csv")"
-            if [ $((k + s + e + d)) -gt 0 ] && [ "$s" = 0 ] && [ "$d" = 0 ]; then
-                ok "mutants: $slug: a sample of $((k + e)) graded on this GPU: $k killed, $e equivalent"
+            read -r k s e d u <<<"$(awk -F, -v l="$slug" '$1 == l { n[$6]++ } END { print n["killed"] + 0, n["survived"] + 0, n["equivalent"] + 0, n["stillborn"] + 0, n["unreached"] + 0 }' "$csv")"
+            if [ $((k + s + e + d)) = 0 ] && [ "$u" -gt 0 ]; then
+                skipped "mutants: $slug: the sample's $u mutants are unreached here: only tests that need 2 GPUs reach them"
+            elif [ $((k + s + e + d)) -gt 0 ] && [ "$s" = 0 ] && [ "$d" = 0 ]; then
+                more=""; [ "$u" = 0 ] || more="; $u more unreached here (only tests that need 2 GPUs reach them)"
+                ok "mutants: $slug: a sample of $((k + e)) graded on this GPU: $k killed, $e equivalent$more"
             else
                 left=$(awk -F, -v l="$slug" '$1 == l && ($6 == "survived" || $6 == "stillborn") { printf " %s", $2 }' "$csv")
                 bad "mutants: $slug: sample: $k killed, $s survived, $e equivalent, $d stillborn${left:+ (not killed:$left)} (report: $LOG/mutate-sample/report.txt)"
