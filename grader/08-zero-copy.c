@@ -87,7 +87,9 @@ XL_LAB("08", "zero-copy");
 #define COPIED_KIT_NEED 80
 #define MANAGED_NEED 7
 /* The kit's zero-copy may not move more than this many times the kit's copy rate: faster, its reads were served
- * from the GPU's L2 (a second pass finding the first one's lines), not the link. */
+ * from the GPU's L2 (a second pass finding the first one's lines), not the link. That only makes the kit's zero-copy
+ * faster, so your copy-everything harder to pass against: a pass stands, and only a miss is not graded (on the H100
+ * the reference met it in about 1 run of 30, at 1.9x to 2.2x, and every attempt of the run was then NOT GRADED). */
 #define LINK_CAP_X 1.25
 /* wait.none: an unrelated 60 ms kernel on the legacy stream; the calls only queue work on 1 MiB arrays
  * (well under 1 ms each, estimated), so 30 ms in all separates a narrow wait from a wide one by far. */
@@ -2126,7 +2128,7 @@ static void measure_reuse(void *ctx, double *ratio, char *figures, size_t len)
     if (*ratio < REUSE_NEED && kit_x < REUSE_NEED)
         xl_measure_unsound("the kit's own copy-everything was only %.2fx as fast as its zero-copy here, under the bar "
                            "of %gx: the bar cannot be judged on this machine", kit_x, (double)REUSE_NEED);
-    if (zc_over_link > LINK_CAP_X)
+    if (zc_over_link > LINK_CAP_X && *ratio < REUSE_NEED)
         xl_measure_unsound("the kit's zero-copy read the array %d times at %.2fx the rate its copy crosses the link "
                            "(more than %gx): the reads were served faster than the link allows (from the GPU's L2?)",
                            DENSE_REUSE, zc_over_link, LINK_CAP_X);
