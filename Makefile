@@ -42,17 +42,29 @@ LDLIBS := -lpthread -ldl -lrt
 # put copies on a timeline), common/pincount.c counts pinned memory, common/rescount.c device buffers, streams
 # and events (graders find what a student's code never released), common/memlog.c records prefetches, advice and
 # <<< >>> launches in order (a grader checks where and on which stream), common/peerlog.c records peer copies and
-# the peer-access calls (asked, enabled, disabled; a grader can deny a path, and make an enable fail). A name no
-# object calls (CUDA 12's _v2 forms under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
+# the peer-access calls (asked, enabled, disabled; a grader can deny a path, and make an enable fail),
+# common/synclog.c records waits and event orderings (device, stream and event synchronizes, stream waits, event
+# records: a grader names a wait that covers the whole device or the legacy stream), and common/threads.c counts
+# the threads started and joined (pthread_join, pthread_detach), and fails pthread_create on demand where a grader
+# turns that on (xl_fault_threads; off by default: the CUDA runtime, linked statically, starts its own threads
+# through it too). A name no object calls (CUDA 12's _v2 forms
+# under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
 WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaMemcpyPeerAsync cudaMemcpyPeer cudaDeviceCanAccessPeer cudaDeviceEnablePeerAccess cudaDeviceDisablePeerAccess \
   cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister \
   cudaMalloc cudaMallocManaged cudaFree cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority \
   cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy \
   cudaMemPrefetchAsync cudaMemAdvise cudaMemPrefetchAsync_v2 cudaMemAdvise_v2 cudaMemPrefetchBatchAsync \
-  __cudaPushCallConfiguration
+  __cudaPushCallConfiguration \
+  cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaStreamWaitEvent cudaEventRecord \
+  cudaEventRecordWithFlags pthread_create pthread_join pthread_detach
 WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
-lab_wrap = $(WRAP)
+# A lab's own libraries, LIBS_NN-slug, on every link of that lab (explorers, graders, planted and generated mutants:
+# grader/mutate/mutate.mk links with lab_wrap too). Lab 10's model runs on cuBLAS, the toolkit's shared library: it
+# is found at run time through an rpath to the toolkit it was linked against (CUDA_HOME, from where nvcc is).
+LIBS_10-inference-loop := -lcublas -Xlinker -rpath=$(CUDA_HOME)/lib64
+# lab_wrap SLUG - what every link of lab SLUG adds: the --wrap flags, then the lab's libraries
+lab_wrap = $(WRAP) $(LIBS_$(1))
 
 ifeq ($(V),1)
   Q :=

@@ -1,4 +1,6 @@
 /* faults.c - the n-th create fails as if out of memory (see faults.h). */
+/* Besides the wrappers faults.h names, pthread_create asks too (common/threads.c) while xl_fault_threads is on:
+ * a thread counts as a create, and the one due fails with EAGAIN instead (no CUDA error then). */
 #include "faults.h"
 
 #include <pthread.h>

@@ -589,3 +589,74 @@ int kit_capture_end(int saved, char *text, size_t len)
     capture_file = NULL;
     return lines;
 }
+
+/* ===== Waits, streams and threads (lab 10) ===== */
+
+/* legacy - 1 when s is the legacy default stream, by either of its names */
+static int legacy(cudaStream_t s)
+{
+    return s == 0 || s == cudaStreamLegacy;
+}
+
+void kit_expect_no_device_sync(const xl_sync_rec *recs, int n, const char *call)
+{
+    char name[48];
+    for (int k = 0; k < n; k++) {
+        const xl_sync_rec *r = &recs[k];
+        cr_assert(r->kind != XL_SYNC_DEVICE,
+                  "%s: call %d of the %d that waited or ordered work was cudaDeviceSynchronize (after %d copies and "
+                  "%d launches): it waits for all work on the GPU, not only yours, and holds up whatever else was "
+                  "queued. Wait for your own stream (cudaStreamSynchronize) or an event recorded on it",
+                  call, k + 1, n, r->copies_before, r->launches_before);
+        if (r->kind == XL_SYNC_EVENT || !legacy(r->stream))
+            continue;
+        cr_fatal("%s: call %d of the %d that waited or ordered work was %s on %s (after %d copies and %d launches): "
+                 "%s. Use your loop's own streams, made with cudaStreamNonBlocking",
+                 call, k + 1, n, xl_sync_name(r->kind),
+                 stream_name(r->stream, name, sizeof name), r->copies_before, r->launches_before,
+                 r->kind == XL_SYNC_STREAM ? "the legacy stream is tied to every blocking stream, so this waits "
+                                             "for work that is not your loop's"
+                 : r->kind == XL_SYNC_RECORD ? "the event then stands behind every blocking stream's work, so a wait "
+                                               "on it waits for all of that"
+                                             : "the legacy stream then waits for your event, and every blocking "
+                                               "stream's later work waits behind it");
+    }
+}
+
+void kit_expect_nonblocking_streams(const xl_copy_rec *recs, int n, const char *call)
+{
+    char name[48];
+    cudaStream_t checked = 0; /* the last stream found non-blocking: copies come in runs on one stream */
+    for (int k = 0; k < n; k++) {
+        const xl_copy_rec *c = &recs[k];
+        cr_assert(c->async,
+                  "%s: copy %d of %d (%zu bytes) went with cudaMemcpy, which copies on the legacy stream 0 and "
+                  "waits for everything there: use cudaMemcpyAsync on one of your loop's streams",
+                  call, k + 1, n, c->bytes);
+        cr_assert(legacy(c->stream) == 0,
+                  "%s: copy %d of %d (%zu bytes) went on %s, which waits for, and holds up, every blocking stream: "
+                  "queue it on one of your loop's streams, made with cudaStreamNonBlocking",
+                  call, k + 1, n, c->bytes, stream_name(c->stream, name, sizeof name));
+        cr_assert(c->stream != cudaStreamPerThread,
+                  "%s: copy %d of %d (%zu bytes) went on cudaStreamPerThread, the thread's default stream, not one "
+                  "of your loop's: it waits for the legacy stream 0 as a blocking stream does. Queue it on a stream "
+                  "your loop made with cudaStreamNonBlocking",
+                  call, k + 1, n, c->bytes);
+        if (c->stream == checked)
+            continue;
+        unsigned flags = 0;
+        cudaError_t e = cudaStreamGetFlags(c->stream, &flags);
+        if (e != cudaSuccess)
+            cudaGetLastError(); /* the message says it; leave no error behind */
+        cr_assert(e == cudaSuccess,
+                  "%s: copy %d of %d (%zu bytes) went on %s, whose flags cudaStreamGetFlags could not read (%s): "
+                  "was that stream destroyed while the loop still used it?",
+                  call, k + 1, n, c->bytes, stream_name(c->stream, name, sizeof name), cudaGetErrorString(e));
+        cr_assert(flags & cudaStreamNonBlocking,
+                  "%s: copy %d of %d (%zu bytes) went on %s, made without cudaStreamNonBlocking (as cudaStreamCreate "
+                  "makes it): it waits for the legacy stream 0, and anything queued there, every time. Create your "
+                  "streams with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)",
+                  call, k + 1, n, c->bytes, stream_name(c->stream, name, sizeof name));
+        checked = c->stream;
+    }
+}

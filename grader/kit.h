@@ -17,6 +17,7 @@
 #include "common/pincount.h"
 #include "common/rescount.h"
 #include "common/stats.h"
+#include "common/synclog.h"
 
 /* kit_time_copy - the kit's timing of cudaMemcpy: warmup runs, then the median of reps, on stream 0 */
 void kit_time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int warmup, int reps,
@@ -257,5 +258,18 @@ int kit_capture_begin(void);
 /* kit_capture_end - stderr back as it was before kit_capture_begin returned saved; what was written meanwhile into
  * text (len bytes, cut there, NUL-terminated); the number of lines it held (a last line without '\n' counts) */
 int kit_capture_end(int saved, char *text, size_t len);
+
+/* ===== Waits, streams and threads (lab 10) ===== */
+
+/* kit_expect_no_device_sync - fails when one of the n recorded waits (common/synclog.h; the caller keeps n within its
+ * record) waited for the whole device (cudaDeviceSynchronize) or touched the legacy stream 0 (a cudaStreamSynchronize,
+ * an event record or a stream wait on it): a loop that waits for everything holds up, and is held up by, work that
+ * is not its own; call names the student's call, for the message */
+void kit_expect_no_device_sync(const xl_sync_rec *recs, int n, const char *call);
+
+/* kit_expect_nonblocking_streams - fails unless each of the n recorded copies (common/copylog.h) was a
+ * cudaMemcpyAsync on a stream other than 0 made with cudaStreamNonBlocking (cudaStreamGetFlags): a stream made by
+ * cudaStreamCreate waits for the legacy stream, and anything there, every time; call names the student's call */
+void kit_expect_nonblocking_streams(const xl_copy_rec *recs, int n, const char *call);
 
 #endif

@@ -8,7 +8,8 @@
 # XL_PLOTS_LABS="01-slug ..." measures only those labs (make plots: the others' code did not compile).
 # A CSV holds one table: labs 04 and 05 write their timeline beside the figures, as NAME-timeline.csv, and
 # plots/NN-timeline.gp draws that file (lab 03's CSV is a timeline itself); lab 07 writes its model beside them, as
-# NAME-model.csv, which its charts read from beside NAME.csv. Neither is charted as a set of its own.
+# NAME-model.csv, which its charts read from beside NAME.csv; lab 10 writes its stages beside them, as
+# NAME-stages.csv. None of these is charted as a set of its own.
 # A CSV in build/data/ that gnuplot cannot chart gets one line naming it and is skipped, with no chart left of it;
 # the other charts are drawn and the exit status stays 0 (a chart of the kit's refdata/ that fails exits 1).
 set -u
@@ -18,9 +19,9 @@ out=${XL_PLOTS_OUT:-$B/plots}
 mkdir -p "$out" $B/data
 command -v gnuplot >/dev/null 2>&1 || { echo "plots: gnuplot is not installed: 'sudo apt-get install gnuplot-nox' (charts skipped)"; exit 1; }
 
-# beside CSV - true for NAME-timeline.csv or NAME-model.csv next to NAME.csv: the second table of that run, charted
-# with it
-beside() { case $1 in *-timeline.csv) [ -f "${1%-timeline.csv}.csv" ] ;; *-model.csv) [ -f "${1%-model.csv}.csv" ] ;; *) false ;; esac; }
+# beside CSV - true for NAME-timeline.csv, NAME-model.csv or NAME-stages.csv next to NAME.csv: a second table of that
+# run, charted with it
+beside() { case $1 in *-timeline.csv) [ -f "${1%-timeline.csv}.csv" ] ;; *-model.csv) [ -f "${1%-model.csv}.csv" ] ;; *-stages.csv) [ -f "${1%-stages.csv}.csv" ] ;; *) false ;; esac; }
 
 fresh=0
 if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ] && $B/bin/gpu-probe >/dev/null; then fresh=1; fi
@@ -39,7 +40,7 @@ for lab in labs/[0-9][0-9]-*/lab.cu; do lab=${lab%lab.cu} # a lab is a folder wi
     if [ $measure = 1 ]; then
         csv=$B/data/$slug-this-gpu.csv
         ex=$B/bin/$slug-explore-solution; [ -x "$ex" ] || ex=$B/bin/$slug-explore # a student tree: your own
-        $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1 || { echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; rm -f "$csv" "${csv%.csv}-timeline.csv" "${csv%.csv}-model.csv"; }
+        $ex --csv "$csv" >"$B/data/$slug-this-gpu.log" 2>&1 || { echo "plots: measuring lab $id failed (log: $B/data/$slug-this-gpu.log)"; rc=1; rm -f "$csv" "${csv%.csv}-timeline.csv" "${csv%.csv}-model.csv" "${csv%.csv}-stages.csv"; }
     fi
     if [ "${XL_PLOTS_FROM_REF:-0}" != 1 ]; then
         for csv in $B/data/$slug-*.csv; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # doctor.sh - checks what the kit needs and prints, for each, what it found or the exact fix (make doctor).
-# Checks: nvcc (CUDA Toolkit 12+), the NVIDIA driver and a GPU, Criterion, gnuplot, and pandoc and weasyprint
-# (make docs; optional, as gnuplot is). Exit 0 when the kit can build and grade here (a GPU is not required:
+# Checks: nvcc (CUDA Toolkit 12+) and its cuBLAS, the NVIDIA driver and a GPU, Criterion, gnuplot, and pandoc and
+# weasyprint (make docs; optional, as gnuplot is). Exit 0 when the kit can build and grade here (a GPU is not required:
 # without one the GPU tests are skipped). Its commands say sudo only when not run as root.
 set -u
 [ $# = 0 ] || { echo "doctor: takes no arguments: it checks what the kit needs and prints each fix (make doctor)" >&2; exit 2; }
@@ -21,6 +21,12 @@ if command -v "$nvcc" >/dev/null 2>&1; then
 else
     line FIX nvcc "not found: install the CUDA Toolkit 12 or newer, then add its bin/ to PATH or run make CUDA_HOME=/path/to/cuda"
     need=1
+fi
+# cuBLAS (lab 10's model), shared, from the toolkit nvcc belongs to: the Makefile links it from there
+if v=$("$nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1-\2/p') && [ -n "$v" ]; then
+    cuda=$(dirname "$(dirname "$(readlink -f "$(command -v "$nvcc")")")")
+    if [ -e "$cuda/lib64/libcublas.so" ]; then line ok cublas "$cuda/lib64/libcublas.so (lab 10)"
+    else line FIX cublas "no $cuda/lib64/libcublas.so, which lab 10 links: ${sudo}apt-get install libcublas-dev-$v (NVIDIA's CUDA repository)"; need=1; fi
 fi
 
 if command -v nvidia-smi >/dev/null 2>&1 && q=$(nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader 2>/dev/null | head -1) && [ -n "$q" ]; then

@@ -77,6 +77,34 @@ plot data using "x":(column("impl") == 0 ? column("ms") : NaN):"colour" with box
         title word(way_names, w)
 '''
 
+# lab 10's series of data/loop.csv (and of its reference data), as (loop, impl): the words on the chart and the
+# colour; the reference's are drawn thin and dashed in the same colour
+LOOP_SERIES = ((('pipelined', 'yours'), 'pipelined', '#1f77b4'), (('async', 'yours'), 'async', '#ff7f0e'),
+               (('blocking', 'yours'), 'blocking', '#7f7f7f'),
+               (('pipelined', 'kit'), 'the kit\'s pipelined', '#9ecae1'),
+               (('blocking', 'kit'), 'the kit\'s blocking', '#525252'),
+               (('resident', 'kit'), 'the model alone, no transfers', '#2ca02c'))
+# lab 10's chart of data/loop.csv beside the reference: its gnuplot script, written beside its data (report.py
+# computes the columns, one per series, and the plot), in the look of plots/10-fps.gp; drawn with data (a CSV
+# batch,COLUMN...), defs (xrange, xtics, the plot), title, out, fmt
+LOOP_GP = """reset
+set datafile separator comma
+size_px = "900,560"; size_in = "6in,3.7in"
+load "plots/terminal.gpi"
+set datafile missing NaN
+set title noenhanced title
+set xlabel "batch size (frames, log scale)"
+set ylabel "frames per second (log scale)"
+set logscale x 2
+set logscale y 10
+set format y "%.0s%c"
+set xtics nomirror
+set ytics nomirror
+set grid xtics ytics lc rgb "#dddddd"
+set key outside right center vertical box noenhanced font ",10" spacing 1.1 samplen 3
+load defs
+"""
+
 
 class Stop(Exception):
     """what stops the page: one line for stderr, exit 2"""
@@ -382,10 +410,11 @@ def sweep_chart(charts, sweep_path, ref_path, machine):
                        machine=machine)
 
 
-def timeline_chart(charts, path, title, tag):
+def timeline_chart(charts, path, title, tag, lane_rank=None):
     """a timeline CSV (run,lane,what,start_ms,end_ms) drawn as plots/04-timeline.gp and 05-timeline.gp draw
     theirs: one row per run and lane, in order of first appearance, each run from its own start, spans coloured
-    by kind (plots/timeline.gpi)"""
+    by kind (plots/timeline.gpi); lane_rank(lane), where given, orders a run's lanes from the top (lab 10: its
+    workers, its loop, its streams)"""
     rows = read_table(path, ('run', 'lane', 'what', 'start_ms', 'end_ms'))
     t0, lanes = {}, []
     for r in rows:
@@ -394,7 +423,8 @@ def timeline_chart(charts, path, title, tag):
         if (r['run'], r['lane']) not in lanes:
             lanes.append((r['run'], r['lane']))
     runs = list(t0)
-    lanes.sort(key=lambda rl: (runs.index(rl[0]), 0 if rl[1] == 'host' else 1, natural(rl[1])))
+    lanes.sort(key=lambda rl: (runs.index(rl[0]), lane_rank(rl[1]) if lane_rank else 0 if rl[1] == 'host' else 1,
+                               natural(rl[1])))
     if len(lanes) > 40:
         raise NoChart(f'{path} has {len(lanes)} lanes: too many to draw')
     ypos, y = {}, 0.0
@@ -415,7 +445,9 @@ def timeline_chart(charts, path, title, tag):
     style = {'produce': ('s_host', 'produce (host)'), 'host work': ('s_host', 'host work'),
              'H2D': ('s_h2d', 'copy in (H2D)'), 'compute': ('s_kernel', 'kernel'), 'kernel': ('s_kernel', 'kernel'),
              'GPU work': ('s_kernel', 'GPU work'), 'D2H': ('s_d2h', 'copy out (D2H)'),
-             'copy to host': ('s_d2h', 'copy to host'), 'read result': ('s_read', 'the host reads the result')}
+             'copy to host': ('s_d2h', 'copy to host'), 'read result': ('s_read', 'the host reads the result'),
+             'decode': ('s_host', 'decode (a worker)'), 'deliver': ('s_read', 'deliver (the loop thread)'),
+             'model': ('s_kernel', 'the model')}
     clauses = []
     for k in kinds:
         s, t = style.get(k, ('s_other', k))
@@ -519,6 +551,69 @@ def ways_chart(charts, path):
     with open(script, 'w', encoding='utf-8') as f:
         f.write(WAYS_GP)
     return charts.draw(script, 'The timed checks\' ways, yours beside the kit\'s', data=data, defs=defs), note
+
+
+def loop_lane_rank(lane):
+    """lab 10's lanes from the top: the workers, the loop's thread, the streams, anything else"""
+    return 0 if lane.startswith('worker') else 1 if lane == 'loop' else 2 if lane.startswith('stream') else 3
+
+
+def loop_chart(charts, path, ref_path, machine):
+    """lab 10: frames/s against batch size of the grading's loops (data/loop.csv: loop,impl,batch,fps[,ideal_fps];
+    the medians of its runs at each batch), beside the reference solution's explorer on the same GPU model
+    (refdata/10-inference-loop/h100.csv or h200.csv) over the same batches"""
+    def medians(rows, where):
+        """{(loop, impl): {batch: median fps}} and {batch: median ideal} of rows"""
+        runs, ideal = {}, {}
+        for r in rows:
+            b, fps = number(r, 'batch', where), number(r, 'fps', where)
+            if math.isfinite(fps) and fps > 0 and b >= 1:
+                runs.setdefault((r['loop'], r['impl']), {}).setdefault(b, []).append(fps)
+            try:
+                i = float(r.get('ideal_fps') or 'nan')
+            except ValueError:
+                i = math.nan
+            if math.isfinite(i) and i > 0 and b >= 1:
+                ideal.setdefault(b, []).append(i)
+        med = {k: {b: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
+                   for b, v in d.items()} for k, d in runs.items()}
+        return med, {b: sorted(v)[len(v) // 2] for b, v in ideal.items()}
+    yours, ideal = medians(read_table(path, ('loop', 'impl', 'batch', 'fps')), path)
+    if not yours:
+        raise NoChart(f'{path} holds no frames/s above 0')
+    batches = sorted({b for d in yours.values() for b in d})
+    ref = {}
+    if ref_path:
+        ref, _ = medians(read_table(ref_path, ('loop', 'impl', 'batch', 'fps')), ref_path)
+        lo, hi = min(batches), max(batches)
+        ref = {k: {b: v for b, v in d.items() if lo <= b <= hi} for k, d in ref.items()}
+        batches = sorted(set(batches) | {b for d in ref.values() for b in d})
+    cols, clauses = [], []
+    for key, words, colour in LOOP_SERIES:
+        for src, tag, style, title in ((yours, 'y', f'lw 2.5 pt 7 ps 0.8 lc rgb "{colour}"', words),
+                                       (ref, 'r', f'lw 1.2 dt 2 pt 6 ps 0.6 lc rgb "{colour}"',
+                                        f'{words} (reference)')):
+            if key in src and src[key]:
+                cols.append((f'{tag}_{key[0]}_{key[1]}', src[key]))
+                clauses.append(f'data using "batch":"{cols[-1][0]}" with linespoints {style} title {gp_dquote(title)}')
+    if ideal:
+        cols.append(('ideal', ideal))
+        clauses.append('data using "batch":"ideal" with points pt 6 ps 1.6 lc rgb "#000000" '
+                       'title "the ideal, measured in the same runs"')
+    data = charts.write_csv('loop.csv', ['batch'] + [c for c, _ in cols],
+                            [[f'{b:g}'] + [f'{d[b]:.6g}' if b in d else 'NaN' for _, d in cols] for b in batches])
+    defs = charts.scratch('loop.gpi')
+    with open(defs, 'w', encoding='utf-8') as f:
+        f.write(f'set xrange [{batches[0] / 1.5:g}:{batches[-1] * 1.5:g}]\n')
+        f.write('set xtics (' + ', '.join(f'"{b:g}" {b:g}' for b in batches) + ')\n')
+        f.write('plot ' + ', \\\n     '.join(clauses) + '\n')
+    script = charts.scratch('loop.gp')
+    with open(script, 'w', encoding='utf-8') as f:
+        f.write(LOOP_GP)
+    title = 'Your loops\' frames per second against batch size' + (', beside the reference solution\'s' if ref
+                                                                  else '') + (f' ({machine})' if machine else '')
+    return charts.draw(script, 'Your loops\' frames per second against batch size', data=data, defs=defs,
+                       title=title)
 
 
 def history_chart(charts, rows, check):
@@ -818,7 +913,8 @@ def speed_section(charts, checks, device, status):
 
 
 def lab_charts(charts, slug, d, device):
-    """the lab's own charts: lab 01's sweep, labs 04 and 05's timelines, lab 06's peak memory, lab 08's ways"""
+    """the lab's own charts: lab 01's sweep, labs 04 and 05's timelines, lab 06's peak memory, lab 08's ways, lab
+    10's frames/s and timeline"""
     lab_id = slug[:2]
     data = os.path.join(os.path.abspath(d), 'data')  # gnuplot runs in the kit's root
     s = []
@@ -871,6 +967,35 @@ def lab_charts(charts, slug, d, device):
             'other, not with the explorer\'s figures).'), device))
         if note and note[0]:
             s.append(f'<p class="nochart" id="chart-ways-pageable">{esc(note[0])}.</p>\n')
+    elif lab_id == '10':
+        ref, tag = reference_for(slug, device)
+        s.append('<h3 id="loop">Your loops: frames per second against batch size</h3>\n')
+        s.append(data_chart(charts, 'chart-loop', 'Your loops\' frames per second', lambda: loop_chart(
+            charts, os.path.join(data, 'loop.csv'), os.path.join(KIT, ref) if ref else None, device), (
+            'Frames per second of your loops as the grader measured them (thick lines; the median of its runs at '
+            'each batch), the kit\'s loops and the model alone with no transfers, and the ideal the grader measured '
+            'in the same runs (open circles)' + (f', beside the reference solution\'s explorer on the same GPU model '
+                                                 f'({esc(ref)}, thin dashed lines, the same batches)' if ref
+                                                 else f'; no reference is drawn: {esc(tag)}') +
+            '. The grader compares your pipelined loop with the ideal and the kit\'s blocking loop of the same run '
+            '(the speed checks above), not with this reference.'), device))
+        s.append('<h3 id="timeline">Your timeline</h3>\n')
+        s.append(data_chart(charts, 'chart-timeline-yours', 'Your timeline', lambda: timeline_chart(
+            charts, os.path.join(data, 'timeline.csv'), f'Your pipelined loop\'s timeline ({device})', 'yours',
+            loop_lane_rank), (
+            'Your pipelined loop as the grader recorded it: a row per worker thread (decode), the loop\'s thread '
+            '(deliver), then a row per stream (copy in, the model, copy out). Workers that keep ahead leave no gap on '
+            'the stream rows; a gap on every stream row at once is the GPU waiting.'), device))
+        ref, tag = reference_for(slug, device, '-timeline')
+        if ref:
+            s.append(data_chart(charts, 'chart-timeline-ref', 'The reference timeline', lambda: timeline_chart(
+                charts, os.path.join(KIT, ref), f'The reference solution\'s timeline ({tag.upper()}, {ref})', 'ref',
+                loop_lane_rank),
+                f'The kit\'s reference solution on the same GPU model, as its explorer measured it ({esc(ref)}, batch '
+                '64): compare the shape (whether the workers keep ahead, how the streams overlap), not the lengths.',
+                'reference'))
+        else:
+            s.append(figure('chart-timeline-ref', 'The reference timeline', why=tag))
     return ''.join(s)
 
 

@@ -1,0 +1,67 @@
+/* baseline.h - lab 10's kit loops and stage measurements, shared by the explorer and the grader: the plain loops a
+ * student's are measured against, the three stages of the ideal each measured alone, and the CPU step's balance.
+ *
+ * The kit's; do not edit, and not part of what you write (that is lab.h). Implemented in baseline.cu, so that the
+ * explorer prints exactly what the grader checks.
+ */
+#ifndef LAB10_BASELINE_H
+#define LAB10_BASELINE_H
+
+#include "labs/10-inference-loop/frames.h"
+#include "labs/10-inference-loop/lab.h"
+#include "labs/10-inference-loop/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===== The kit's loops: lab.h's contract, written plainly (no async one: nothing is judged against it) ===== */
+
+typedef struct base_loop base_loop;
+base_loop *base_loop_create(const mdl_model *m, int max_batch, int streams, int workers, int slots);
+void base_loop_destroy(base_loop *L);
+int base_run_blocking(base_loop *L, const lab_job *job);
+int base_run_pipelined(base_loop *L, const lab_job *job);
+
+/* ===== The stages, each alone ===== */
+
+/* The CPU step is set so that the workers' stage runs at BASE_CPU_HEADROOM times the GPU's pace: the GPU bounds the
+ * ideal, with room for the host's noise. */
+#define BASE_CPU_HEADROOM 1.4
+
+/* base_balance - cpu_us for workers workers at batch: the larger of making a frame alone (measured here, one thread)
+ * and workers * (the slower of the model and a fresh copy in, per frame, measured here) / BASE_CPU_HEADROOM.
+ * Fills the parts measured (us a frame) where not NULL. 0, or -1 with a message. */
+int base_balance(const mdl_model *m, const fr_source *s, int workers, int batch, double *cpu_us, double *make_us,
+                 double *model_us, double *h2d_us);
+
+/* One measurement of the three stages over frames frames in batches of batch. */
+typedef struct {
+    double cpu_fps;     /* the kit's workers threads decoding every frame (with the spin) into pinned slots, no GPU */
+    double cpu_fps_one; /* the same with one thread, over at most 1/8 of the frames */
+    double link_fps;    /* per batch: a copy in of a freshly written pinned slot and a copy out of its results on
+                         * another stream, timed together (the duplex limit in it); frames / the sum */
+    double compute_fps; /* frames made on the GPU beforehand, streams executors on streams streams: the model alone */
+    double ideal_fps;   /* the least of the three */
+    const char *bound;  /* "cpu", "link" or "model": which one */
+    double h2d_us;      /* a fresh copy in, per frame (median over batches) */
+    double pair_us;     /* the copy pair, per frame (median over batches) */
+    double model_us;    /* the model alone, per frame */
+} base_stages;
+
+typedef struct base_stage_bufs base_stage_bufs;
+
+/* base_stages_create - what base_stages_run needs for batches of up to max_batch: worker threads (asleep between
+ * runs), pinned slots, device buffers, streams streams each with an executor. NULL with a message on failure. */
+base_stage_bufs *base_stages_create(const mdl_model *m, const fr_source *s, int max_batch, int workers, int streams);
+/* base_stages_run - measures the three stages over frames frames in batches of batch (<= max_batch) into out;
+ * 0, or -1 with a message */
+int base_stages_run(base_stage_bufs *b, int frames, int batch, base_stages *out);
+/* base_stages_destroy - joins the threads and releases everything; NULL does nothing */
+void base_stages_destroy(base_stage_bufs *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
