@@ -1053,7 +1053,7 @@ extern "C" int base_balance(const mdl_model *m, const fr_source *s, int workers,
     XL_RANGE_POP();
     if (make < 0 || model < 0 || h2d < 0)
         return -1;
-    double gpu = model > h2d ? model : h2d, paced = workers * gpu / BASE_CPU_HEADROOM;
+    double paced = workers * model / BASE_CPU_HEADROOM;
     if (cpu_us != NULL)
         *cpu_us = make > paced ? make : paced;
     if (make_us != NULL)

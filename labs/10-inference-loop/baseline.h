@@ -25,12 +25,17 @@ int base_run_pipelined(base_loop *L, const lab_job *job);
 
 /* ===== The stages, each alone ===== */
 
-/* The CPU step is set so that the workers' stage runs at BASE_CPU_HEADROOM times the GPU's pace: the GPU bounds the
- * ideal, with room for the host's noise. */
+/* The CPU step is set so that the workers' stage runs at BASE_CPU_HEADROOM times the model's pace as base_balance
+ * measures it: one executor on one stream, at the start of a process. On the H100 that read about 15 us a frame where
+ * three streams, later, give 3.9 (not yet explained: the GPU's clocks still low, or one stream's runs not overlapping),
+ * so the CPU step comes out at about 85 us a frame and bounds the ideal; the explorer's stage table shows it. */
 #define BASE_CPU_HEADROOM 1.4
 
 /* base_balance - cpu_us for workers workers at batch: the larger of making a frame alone (measured here, one thread)
- * and workers * (the slower of the model and a fresh copy in, per frame, measured here) / BASE_CPU_HEADROOM.
+ * and workers * (the model's time a frame, measured here) / BASE_CPU_HEADROOM; a fresh copy in (h2d_us) is
+ * measured and reported, not used: right after the host wrote it, a copy is slower by an amount that varies run to
+ * run (1.7x to 5x the repeated copy on the H100), and a CPU step paced on it made the CPU the bound, by a margin the
+ * host's noise decides.
  * Fills the parts measured (us a frame) where not NULL. 0, or -1 with a message. */
 int base_balance(const mdl_model *m, const fr_source *s, int workers, int batch, double *cpu_us, double *make_us,
                  double *model_us, double *h2d_us);
