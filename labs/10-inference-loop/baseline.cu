@@ -30,7 +30,9 @@
                                      * so the workers write as much memory as in a loop (no cache-warm shortcut) */
 #define LINK_ALONE 5                /* batches whose copy in is also timed alone (h2d_us) */
 #define BAL_MAKE_FRAMES 32          /* frames made one at a time for make_us (after one warm-up frame) */
-#define BAL_WARMUP 10               /* untimed model runs before the timed ones (about 2.5 ms at 64) */
+#define BAL_WARMUP 10               /* untimed model runs queued at once, again until BAL_WARM_MS have passed */
+#define BAL_WARM_MS 100.0           /* the GPU kept busy this long before the model is timed: its clocks up (timed
+                                     * sooner, one process read 15 us a frame and another 29) */
 #define BAL_REPS 7                  /* timed model runs (together) and fresh copies (median) */
 
 /* ===== Small helpers ===== */
@@ -992,15 +994,20 @@ static int bal_make(const char *fn, const mdl_model *m, int batch, bal_gpu *g)
 }
 
 /* bal_model_us - the model alone at batch on frames made on the GPU, per frame: BAL_REPS runs queued back to back
- * and timed together by events, after BAL_WARMUP untimed (the GPU's clocks up, the kernels loaded). Runs timed one
+ * and timed together by events, after BAL_WARM_MS of untimed ones (the GPU's clocks up, the kernels loaded). Runs timed one
  * by one would each include the host's time to queue them. -1 with a line on a failure */
 static double bal_model_us(const char *fn, const fr_source *s, bal_gpu *g, int batch)
 {
     if (fr_make_gpu(s, 0, batch, g->dev_px, g->stream) != 0)
         return -1;
-    for (int r = 0; r < BAL_WARMUP; r++)
-        if (mdl_exec_run(g->exec, g->dev_px, g->dev_res, batch, g->stream) != 0)
+    double until = xl_now_ms() + BAL_WARM_MS;
+    do {
+        for (int r = 0; r < BAL_WARMUP; r++)
+            if (mdl_exec_run(g->exec, g->dev_px, g->dev_res, batch, g->stream) != 0)
+                return -1;
+        if (FAILED(cudaStreamSynchronize(g->stream)))
             return -1;
+    } while (xl_now_ms() < until);
     if (FAILED(cudaEventRecord(g->start, g->stream)))
         return -1;
     for (int r = 0; r < BAL_REPS; r++)

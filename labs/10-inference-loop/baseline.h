@@ -26,10 +26,12 @@ int base_run_pipelined(base_loop *L, const lab_job *job);
 /* ===== The stages, each alone ===== */
 
 /* The CPU step is set so that the workers' stage runs at BASE_CPU_HEADROOM times the model's pace as base_balance
- * measures it: one executor on one stream, at the start of a process. On the H100 that read about 15 us a frame where
- * three streams, later, give 3.9 (not yet explained: the GPU's clocks still low, or one stream's runs not overlapping),
- * so the CPU step comes out at about 85 us a frame and bounds the ideal; the explorer's stage table shows it. */
-#define BASE_CPU_HEADROOM 1.4
+ * measures it: one executor on one stream, its runs back to back after 100 ms of warm-up. On the H100 that reads
+ * about 14.5 us a frame (three streams, whose runs overlap, give 3.9), so with 8 workers the CPU step is about 116 us
+ * a frame and the workers' stage, about 69,000 frames/s, bounds the ideal clearly: the copy pair of a freshly written
+ * slot, the next slowest, measured 97,000 to 156,000 frames/s there. With 1.4, the two were within a few percent and
+ * which one bound the ideal changed from run to run. */
+#define BASE_CPU_HEADROOM 1.0
 
 /* base_balance - cpu_us for workers workers at batch: the larger of making a frame alone (measured here, one thread)
  * and workers * (the model's time a frame, measured here) / BASE_CPU_HEADROOM; a fresh copy in (h2d_us) is
