@@ -109,7 +109,8 @@ done
 
 # report_data SLUG DIR... - a reference's grading on a GPU left what its report page draws, in one of the DIRs (its
 # timed tests' and the others'): device.txt naming the GPU, ratios.tsv of the speed checks (7 columns) when the lab
-# has any, and the lab's own figures (lab 01 data/sweep.csv, labs 04 and 05 data/timeline.csv, lab 06 data/peak.csv) with
+# has any, and the lab's own figures (lab 01 data/sweep.csv, labs 04 and 05 data/timeline.csv, lab 06 data/peak.csv,
+# lab 10 data/loop.csv) with
 # the reference data's header and rows
 report_data() {
     local slug=$1 want="" header="" d f problems=""
@@ -118,6 +119,7 @@ report_data() {
     01-*) want=sweep header=direction,bytes,median_ms,min_ms,max_ms,gbps ;;
     04-* | 05-*) want=timeline header=run,lane,what,start_ms,end_ms,bytes ;;
     06-*) want=peak header=method,bytes,peak_x ;;
+    10-*) want=loop header=loop,impl,batch,frames,workers,streams,slots,cpu_us,fps,latency_p50_ms,latency_p99_ms,latency_max_ms,ideal_fps,bound ;;
     esac
     f=$(for d in "$@"; do [ -s "$d/device.txt" ] && echo "$d/device.txt"; done | head -1)
     [ -n "$f" ] || problems="no device.txt;"
