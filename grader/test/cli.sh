@@ -121,7 +121,7 @@ check_line 2 "passed.sh with one argument" grader/class/passed.sh 01
 # make doctor where pandoc and weasyprint are missing (a PATH of the few tools it runs): an info line each with the
 # command that adds it (sudo only when not root), and they do not change its verdict
 dbin=$(mktemp -d /tmp/xferlab-doctor.XXXXXX)
-for t in nvcc nvidia-smi pkg-config gnuplot sed head id dirname; do ! command -v $t >/dev/null || ln -s "$(command -v $t)" "$dbin/$t"; done
+for t in nvcc nvidia-smi pkg-config gnuplot sed head id dirname readlink; do ! command -v $t >/dev/null || ln -s "$(command -v $t)" "$dbin/$t"; done
 full=$(bash grader/env/doctor.sh 2>&1 | tail -1)
 PATH=$dbin "$BASH" grader/env/doctor.sh >"$LOG/doctor-nodocs.log" 2>&1
 sudo_word=sudo\ ; [ "$(id -u)" != 0 ] || sudo_word=''

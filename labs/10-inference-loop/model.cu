@@ -240,13 +240,11 @@ static int pooled;
 static cublasStatus_t handle_take(cublasHandle_t *h)
 {
     pthread_mutex_lock(&pool_lock);
-    if (pooled > 0) {
+    int have = pooled > 0;
+    if (have)
         *h = pool[--pooled];
-        pthread_mutex_unlock(&pool_lock);
-        return CUBLAS_STATUS_SUCCESS;
-    }
     pthread_mutex_unlock(&pool_lock);
-    return cublasCreate(h);
+    return have ? CUBLAS_STATUS_SUCCESS : cublasCreate(h);
 }
 
 /* handle_give - h back to the pool, set back to the default stream and workspace (it must not keep a freed

@@ -430,9 +430,9 @@ static int make_exec(lab_loop *L, const mdl_model *m, int s)
 /* start_worker - starts worker w; 1, or 0 with one line */
 static int start_worker(lab_loop *L, int w)
 {
-    L->arg[w].L = L;
-    L->arg[w].index = w;
-    int err = pthread_create(&L->thread[w], NULL, worker_main, &L->arg[w]);
+    worker_arg *a = &L->arg[w];
+    *a = worker_arg{L, w};
+    int err = pthread_create(&L->thread[w], NULL, worker_main, a);
     if (err != 0) {
         fprintf(stderr, "lab_loop_create: worker %d of %d could not be started: %s\n", w + 1, L->workers,
                 strerror(err));
