@@ -107,7 +107,7 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             (cd "$ht" && XL_NO_INSTALL=1 make --no-print-directory run LAB=02) >"$LOG/handout-broken-run.log" 2>&1
             cp "$LOG/lab01-kept.cu" "$l01"
             if [ $rc02 = 0 ] && grep -q '^lab 02 ' "$LOG/handout-broken-02.log" && ! grep -q 'lab.cu(' "$LOG/handout-broken-02.log" &&
-                [ $rcall = 2 ] && [ "$(grep -c '^lab 0[2-9] [a-z-]*: [0-9]*/' "$LOG/handout-broken-all.log")" = $((nlabs - 1)) ] &&
+                [ $rcall = 2 ] && [ "$(grep -cE '^lab (0[2-9]|[1-9][0-9]) [a-z-]*: [0-9]*/' "$LOG/handout-broken-all.log")" = $((nlabs - 1)) ] &&
                 [ "$(grep -c 'lab.cu([0-9]*): error' "$LOG/handout-broken-all.log")" = 1 ] &&
                 grep -q '^lab 01 pageable-copy: labs/01-pageable-copy/lab.cu does not compile' "$LOG/handout-broken-all.log" &&
                 grep -q '^make grade: not graded, the code does not compile: lab 01$' "$LOG/handout-broken-all.log"; then
@@ -115,7 +115,7 @@ if [ ! -d solutions ]; then skipped "handout: this is a student tree already"; e
             else bad "handout: a broken lab 01 (exit $rc02 and $rcall; logs: $LOG/handout-broken-02.log, $LOG/handout-broken-all.log)"; fi
             charts_line='^plots: [0-9]* charts in build/plots' # or, where gnuplot is missing (a GPU host), that it is
             command -v gnuplot >/dev/null || charts_line='^plots: gnuplot is not installed'
-            if [ $rcdemo = 2 ] && [ "$(grep -c '^lab 0[2-9] [a-z-]*: [0-9]*/.*(your lab.cu: ' "$LOG/handout-broken-demo.log")" = $((nlabs - 1)) ] &&
+            if [ $rcdemo = 2 ] && [ "$(grep -cE '^lab (0[2-9]|[1-9][0-9]) [a-z-]*: [0-9]*/.*\(your lab.cu: ' "$LOG/handout-broken-demo.log")" = $((nlabs - 1)) ] &&
                 [ "$(grep -c 'lab.cu([0-9]*): error' "$LOG/handout-broken-demo.log")" = 1 ] &&
                 grep -q '^lab 01 pageable-copy: labs/01-pageable-copy/lab.cu does not compile: not measured, not graded$' "$LOG/handout-broken-demo.log" &&
                 grep -q "$charts_line" "$LOG/handout-broken-demo.log" &&

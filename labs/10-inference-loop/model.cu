@@ -152,15 +152,16 @@ static run_ticket log_enter(const mdl_exec *e, cudaStream_t stream, const uint8_
     return t;
 }
 
-/* log_leave - writes what the run returned into its record, when the log it entered is still open */
-static void log_leave(const run_ticket *t, int result)
+/* log_leave - writes what the run returned into its record, when the log it entered is still open; returns result */
+static int log_leave(const run_ticket *t, int result)
 {
     if (t->slot < 0)
-        return;
+        return result;
     pthread_mutex_lock(&watch.lock);
     if (watch.open && watch.gen == t->gen)
         watch.recs[t->slot].result = result;
     pthread_mutex_unlock(&watch.lock);
+    return result;
 }
 
 extern "C" void mdl_log_start(mdl_run_rec *recs, int max)
@@ -576,8 +577,7 @@ extern "C" int mdl_exec_run(mdl_exec *e, const uint8_t *dev_pixels, lab_result *
         rc = forward(e, dev_pixels, dev_results, batch, stream, &t);
         XL_RANGE_POP();
     }
-    log_leave(&t, rc);
-    return rc;
+    return log_leave(&t, rc);
 }
 
 /* ===== Making the model: weights, calibration ===== */
