@@ -15,6 +15,8 @@ static xl_copy_rec *log_recs; /* NULL: no record open */
 static int log_max, log_n;
 static xl_batch_log log_batches; /* since the last start; kept after its stop */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int hold_n = -1, hold_seen; /* xl_copylog_hold: the copy to hold (-1: none), host-to-device copies counted */
+static uint64_t hold_ns;
 
 void xl_copylog_start(xl_copy_rec *recs, int max)
 {
@@ -123,6 +125,24 @@ enum cudaMemcpyKind xl_copy_dir(const xl_copy_rec *r)
     int d = on_device(r->dst), s = on_device(r->src);
     return d && s ? cudaMemcpyDeviceToDevice : d ? cudaMemcpyHostToDevice : s ? cudaMemcpyDeviceToHost
                                                                               : cudaMemcpyHostToHost;
+}
+
+void xl_copylog_hold(int n, uint64_t ns)
+{
+    pthread_mutex_lock(&lock);
+    hold_n = n < 0 ? -1 : n, hold_seen = 0, hold_ns = ns;
+    pthread_mutex_unlock(&lock);
+}
+
+uint64_t xl_copylog_hold_due(void *dst, const void *src, enum cudaMemcpyKind kind)
+{
+    xl_copy_rec r = {dst, src, 0, kind, 0, 1, 0};
+    uint64_t ns = 0;
+    pthread_mutex_lock(&lock);
+    if (hold_n >= 0 && xl_copy_dir(&r) == cudaMemcpyHostToDevice && hold_seen++ == hold_n)
+        ns = hold_ns;
+    pthread_mutex_unlock(&lock);
+    return ns;
 }
 
 /* __wrap_cudaMemcpy - cudaMemcpy, noted in the open record; same result */

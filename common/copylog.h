@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,15 @@ int xl_copylog_count(void);
 /* xl_copylog_note - appends one copy to the open record, if any (called by the kit's wrappers) */
 void xl_copylog_note(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream,
                      int async);
+
+/* xl_copylog_hold - the n-th cudaMemcpyAsync from host to device asked for from now on (0 first; counted whether
+ * a record is open or not) first waits ns on its stream (xl_delay queued ahead of it): code that writes the copy's
+ * host source again before the copy has read it is then wrong every time, not sometimes. n < 0 ends it. */
+void xl_copylog_hold(int n, uint64_t ns);
+
+/* xl_copylog_hold_due - for the wrappers: the wait in ns for the async copy about to be passed on (0: none), which
+ * counts it when it goes from host to device */
+uint64_t xl_copylog_hold_due(void *dst, const void *src, enum cudaMemcpyKind kind);
 
 /* What the cudaMemcpyBatchAsync calls of one record asked for. */
 typedef struct {

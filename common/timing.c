@@ -1,6 +1,7 @@
 /* timing.c - event timing with warm-up and median (see timing.h). */
 #include "timing.h"
 
+#include <errno.h>
 #include <time.h>
 
 #include "check.h"
@@ -76,4 +77,14 @@ double xl_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+void xl_sleep_ms(double ms)
+{
+    if (!(ms > 0))
+        return;
+    long long ns = (long long)(ms * 1e6);
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }

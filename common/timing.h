@@ -44,6 +44,9 @@ void xl_time_interleaved(xl_work_fn work_a, void *ctx_a, xl_work_fn work_b, void
 /* xl_now_ms - a monotonic host clock in ms, for host-side work */
 double xl_now_ms(void);
 
+/* xl_sleep_ms - sleeps ms (nanosleep, resumed after a signal); nothing for ms <= 0 */
+void xl_sleep_ms(double ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "copylog.h"
+#include "delay.h"
 #include "timeline.h"
 
 cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
@@ -38,12 +39,15 @@ static const char *kind_name(enum cudaMemcpyKind kind)
     }
 }
 
-/* __wrap_cudaMemcpyAsync - cudaMemcpyAsync, noted in the open copy record (copylog.h) and recorded as a GPU span
- * while tracing is on; same result */
+/* __wrap_cudaMemcpyAsync - cudaMemcpyAsync, noted in the open copy record (copylog.h), held first when
+ * xl_copylog_hold names it, and recorded as a GPU span while tracing is on; same result */
 cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                    cudaStream_t stream)
 {
     xl_copylog_note(dst, src, bytes, kind, stream, 1);
+    uint64_t hold = xl_copylog_hold_due(dst, src, kind);
+    if (hold)
+        xl_delay(stream, hold);
     if (!traced)
         return __real_cudaMemcpyAsync(dst, src, bytes, kind, stream);
     int id = xl_timeline_gpu_begin(traced, stream, traced_run, xl_timeline_lane(traced, stream), kind_name(kind));

@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -107,6 +106,10 @@ XL_LAB("10", "inference-loop");
 #define SLOW_NS 2000000ull
 #define BETWEEN_NS 1000000ull
 #define HOLD_MS 20.0
+/* loop.stop: a failing decode sleeps this long first; the other workers fill every slot they may in far less */
+#define FAIL_WAIT_MS 20.0
+/* loop.stop: or it fails at once while every other decode takes this long (the workers are then in mid-decode) */
+#define FAIL_DECODE_US 2000.0
 #define HZ_BATCH 8
 /* loop.modes: decode takes 30 us, long enough for the frame log to order decodes, copies and delivers */
 #define MODES_CPU_US 30.0
@@ -163,14 +166,6 @@ static int max_workers(void)
     return imax(1, imin(LAB_WORKERS_MAX, host_cores() - 2));
 }
 
-/* sleep_ms - nanosleep for ms */
-static void sleep_ms(double ms)
-{
-    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
 /* tids_now - the ids of this process's threads now into out (up to max); how many */
 static int tids_now(long *out, int max)
 {
@@ -200,7 +195,7 @@ static int threads_settled(int want)
     double t0 = xl_now_ms();
     int n = xl_threads_now();
     while (n > want && xl_now_ms() - t0 < THREADS_SETTLE_MS) {
-        sleep_ms(1);
+        xl_sleep_ms(1);
         n = xl_threads_now();
     }
     return n;
@@ -657,6 +652,7 @@ typedef struct {
     lab_result *want; /* the right results of the job being checked (expect_frames) */
     int want_first;   /* want holds source frames want_first .. want_first + want_n - 1 */
     int want_n;
+    int hold_copy;    /* the next watched run's copy in to hold HOLD_MS (xl_copylog_hold); -1: none */
 } world;
 
 static void noop_host(void *arg)
@@ -688,6 +684,7 @@ static void world_open(world *w, int max_frames)
     w->src = fr_create(xl_fresh_seed(), max_frames);
     cr_assert(w->src != NULL, "grader error: the kit's fr_create failed (see its message above)");
     w->max_frames = max_frames;
+    w->hold_copy = -1;
     w->want = malloc((size_t)imax(max_frames, 1) * sizeof(lab_result));
     cr_assert(w->want != NULL, "grader error: out of host memory");
     mdl_exec *e[WARM_EXECUTORS];
@@ -971,9 +968,12 @@ static seen *watch(world *w, int mode, lab_loop *L, const char *lp_text, const l
     xl_copylog_start(s->copies, MAX_COPIES);
     xl_synclog_start(s->syncs, MAX_SYNCS);
     mdl_log_start(s->runs, MAX_RUNS);
+    xl_copylog_hold(w->hold_copy, (uint64_t)(HOLD_MS * 1e6));
     s->t0_ms = xl_now_ms();
     kit_guarded_call(watched_call, s, &fired, &stopped, failure, sizeof failure);
     s->t1_ms = xl_now_ms();
+    xl_copylog_hold(-1, 0);
+    w->hold_copy = -1;
     s->nruns = mdl_log_stop();
     s->nsyncs = xl_synclog_stop();
     s->ncopies = xl_copylog_stop();
@@ -1210,10 +1210,11 @@ XL_TEST(batch, fits, 5, XL_GPU,
 /* ===== Part E: hazard.buffers ===== */
 
 /* hazard_case - one hazard made certain: every model run waits SLOW_NS on its stream before it reads its pixels
- * (between_ns between its steps too), run hold_run (>= 0) holds its stream HOLD_MS after its model; nb batches of
+ * (between_ns between its steps too), run hold_run (>= 0) holds its stream HOLD_MS after its model, and copy in
+ * hold_copy (>= 0, counted from the run's first) waits HOLD_MS on its stream before it reads its slot; nb batches of
  * HZ_BATCH (the last one sometimes short) in mode on a loop of c; name and hint say what a wrong result means */
 static void hazard_case(world *w, const char *name, int mode, cfg c, int nb, uint64_t between_ns, int hold_run,
-                        const char *hint)
+                        int hold_copy, const char *hint)
 {
     int frames = nb * HZ_BATCH - rnd(0, HZ_BATCH / 2), first = rnd(0, FRAME_FIRST_MAX);
     char label[300], h[600];
@@ -1222,17 +1223,21 @@ static void hazard_case(world *w, const char *name, int mode, cfg c, int nb, uin
     loop_open(w, &lp, c);
     snprintf(label, sizeof label, "the hazard '%s' (every model run waits %.0f ms on its stream before it reads its "
              "pixels%s%s%s)", name, SLOW_NS / 1e6, between_ns ? " and 1 ms between its steps" : "",
-             hold_run >= 0 ? ", and one batch's stream held " : "", hold_run >= 0 ? "20 ms after its model run" : "");
+             hold_run >= 0 ? ", and one batch's stream held 20 ms after its model run" : "",
+             hold_copy >= 0 ? ", and one batch's copy in held 20 ms on its stream" : "");
     snprintf(h, sizeof h, ". %s", hint);
     mdl_slow(SLOW_NS, between_ns);
     if (hold_run >= 0)
         mdl_hold_run(hold_run, HOLD_MS);
     lab_job j = open_job(w, frames, HZ_BATCH, first);
+    w->hold_copy = hold_copy;
     seen *s = watch(w, mode, lp.L, lp.text, &j, 0, label);
     mdl_hold_run(-1, 0);
     mdl_slow(0, 0);
     if (hold_run >= 0)
         snprintf(s->what + strlen(s->what), sizeof s->what - strlen(s->what), " [batch %d held]", hold_run);
+    if (hold_copy >= 0)
+        snprintf(s->what + strlen(s->what), sizeof s->what - strlen(s->what), " [copy in %d held]", hold_copy);
     expect_ok_run(w, s, &c, h);
     loop_close(w, &lp, NULL);
 }
@@ -1260,39 +1265,42 @@ XL_TEST(hazard, buffers, 15, XL_GPU,
         "Batches that finish out of order must still be delivered in order: wait for batch i's own event before "
         "delivering it, and before returning wait for every batch issued, on every stream";
 
-    /* run k held: batch k + 2's copy in (the same stream, the async loop's two in turn) waits behind it, and its slot
-     * is the one batch k + 4 is decoded into meanwhile */
-    hazard_case(&w, "slot reuse", M_ASYNC, (cfg){HZ_BATCH, rnd(2, 4), rnd(1, mw), 2}, rnd(12, 20), 0, rnd(1, 4),
+    /* batch k's copy in held: its slot is the one batch k + 2 is decoded into meanwhile (the async loop's two in
+     * turn), and a worker decodes batch k + slots into it once batch k is issued */
+    hazard_case(&w, "slot reuse", M_ASYNC, (cfg){HZ_BATCH, rnd(2, 4), rnd(1, mw), 2}, rnd(12, 20), 0, -1, rnd(1, 4),
                 slot_hint);
     S = rnd(2, 4);
+    hazard_case(&w, "slot reuse", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), rnd(2, 8)}, rnd(12, 20), 0, -1,
+                rnd(1, 3), slot_hint);
+    S = rnd(2, 4);
     hazard_case(&w, "slot and device buffer reuse", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), S + 1}, rnd(12, 20),
-                0, -1, dev_hint);
+                0, -1, -1, dev_hint);
     S = rnd(2, 4);
     hazard_case(&w, "slot and device buffer reuse", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), rnd(S + 2, 8)},
-                rnd(12, 20), 0, -1, dev_hint);
+                rnd(12, 20), 0, -1, -1, dev_hint);
     S = rnd(2, 4);
     hazard_case(&w, "executor shared", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), rnd(S + 1, 8)}, rnd(12, 16),
-                BETWEEN_NS, -1,
+                BETWEEN_NS, -1, -1,
                 "Two streams' runs on one executor overwrite each other's activations: lab.h: one mdl_exec per stream, "
                 "made in create, and batch i run with stream i mod streams' executor");
     for (int mode = 0; mode < M_COUNT; mode++) {
         S = rnd(1, 4);
-        hazard_case(&w, "result read early", mode, (cfg){HZ_BATCH, S, rnd(1, mw), rnd(2, 6)}, rnd(6, 10), 0, 1,
+        hazard_case(&w, "result read early", mode, (cfg){HZ_BATCH, S, rnd(1, mw), rnd(2, 6)}, rnd(6, 10), 0, 1, -1,
                     early_hint);
     }
     S = rnd(2, 4);
     hazard_case(&w, "batches finish out of order", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), rnd(S + 1, 8)},
-                rnd(10, 14), 0, rnd(1, S - 1), order_hint);
+                rnd(10, 14), 0, rnd(1, S - 1), -1, order_hint);
     S = rnd(2, 4);
     int nb = rnd(8, 12); /* the second-last batch held: still out when the last is issued, on another stream */
-    hazard_case(&w, "a late batch held", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), rnd(S + 1, 8)}, nb, 0, nb - 2,
+    hazard_case(&w, "a late batch held", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), rnd(S + 1, 8)}, nb, 0, nb - 2, -1,
                 order_hint);
     S = rnd(2, 4);
     int slots;
     do
         slots = rnd(S + 1, 9);
     while (slots % S == 0); /* batch 2 + slots then goes on another stream than the held batch 2 */
-    hazard_case(&w, "result slot reuse", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), slots}, slots + rnd(5, 8), 0, 2,
+    hazard_case(&w, "result slot reuse", M_PIPELINED, (cfg){HZ_BATCH, S, rnd(2, mw), slots}, slots + rnd(5, 8), 0, 2, -1,
                 "A result slot reused before its batch was delivered: a later batch's copy out landed in it while "
                 "batch 2 waited. lab.h: a result slot is refilled only once its batch has been delivered (at most "
                 "slots batches in flight)");
@@ -1559,6 +1567,9 @@ static void expect_buffers(const world *w, const seen *s, int want_pinned)
         cr_assert(kit_is_pinned(co->dst) == want_pinned, "%s: batch %d's results were copied out into %s memory, not "
                   "%s: lab.h: %s", s->what, b, want_pinned ? "pageable" : "pinned", kind,
                   want_pinned ? "the pinned result slots" : "the blocking loop's pageable result buffer");
+        cr_assert(kit_is_write_combined(co->dst) == 0, "%s: batch %d's results were copied out into write-combined "
+                  "memory, which the host reads uncached, a load at a time: cudaHostAllocWriteCombined is for "
+                  "buffers the host only writes; allocate the result slots with cudaMallocHost", s->what, b);
     }
 }
 
@@ -1649,23 +1660,34 @@ XL_TEST(loop, modes, 10, XL_GPU,
 
 /* ===== Part H: loop.stop ===== */
 
-/* failed_run - mode on lp with a frame drawn in the third to the second-last batch failing to decode: -1, the frames
- * delivered a prefix of whole batches before that frame's batch, each right; then the same loop runs a job again */
-static void failed_run(world *w, loop_t *lp, int mode, int batch)
+/* failed_run - mode on lp with a frame of batch 2 to 4 failing to decode: late (FAIL_WAIT_MS, by when the workers
+ * have filled every other slot, more than slots batches following it, and wait), or at once while the other workers
+ * are in the middle of slow decodes (FAIL_DECODE_US each). -1, the frames delivered a prefix of whole batches before
+ * that frame's batch, each right; then the same loop runs a job of more than slots batches again, so that every slot
+ * a failed run left part-made or whole is used */
+static void failed_run(world *w, loop_t *lp, int mode, int batch, int late)
 {
-    int nb = rnd(5, 8), frames = nb * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
-    int kb = rnd(2, nb - 2), k = kb * batch + rnd(0, batch - 1);
+    int kb = rnd(2, 4), nb = kb + lp->c.slots + rnd(1, 2), k = kb * batch + rnd(0, batch - 1);
+    int frames = nb * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
     char label[120], why[1024];
+    double cpu_us = fr_cpu_us(w->src);
     expect_frames(w, first, frames);
-    fr_fail_at(w->src, k);
+    fr_fail_at(w->src, k, late ? FAIL_WAIT_MS : 0);
+    if (!late)
+        fr_set_cpu_us(w->src, FAIL_DECODE_US);
     lab_job j = open_job(w, frames, batch, first);
-    snprintf(label, sizeof label, "frame %d (batch %d) fails to decode", k, kb);
+    if (late)
+        snprintf(label, sizeof label, "frame %d (batch %d) fails to decode, %.0f ms late", k, kb, FAIL_WAIT_MS);
+    else
+        snprintf(label, sizeof label, "frame %d (batch %d) fails to decode, every decode %.0f ms", k, kb,
+                 FAIL_DECODE_US / 1e3);
     seen *s = watch(w, mode, lp->L, lp->text, &j, 1, label);
-    fr_fail_at(w->src, -1);
+    fr_fail_at(w->src, -1, 0);
+    fr_set_cpu_us(w->src, cpu_us);
     cr_assert(s->rc == -1, "%s returned %d: lab.h: when decode fails, no new batch is started, what was queued is "
               "waited for, and the run returns -1", s->what, s->rc);
     expect_no_error_left(s->what);
-    sleep_ms(2); /* a worker that goes on decoding is seen */
+    xl_sleep_ms(2); /* a worker that goes on decoding is seen */
     fr_log lg = fr_log_get(w->src);
     cr_assert(lg.late == 0, "%s: %d decode calls came after it returned: lab.h: the workers stop when the run returns",
               s->what, lg.late);
@@ -1683,7 +1705,7 @@ static void failed_run(world *w, loop_t *lp, int mode, int batch)
                   bad, why);
     }
     kit_expect_no_device_sync(s->syncs, s->nsyncs, s->what);
-    frames = rnd(2, 4) * batch + rnd(1, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
+    frames = (lp->c.slots + rnd(1, 2)) * batch + rnd(1, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
     expect_frames(w, first, frames);
     j = open_job(w, frames, batch, first);
     s = watch(w, mode, lp->L, lp->text, &j, 0, "the run after one that failed");
@@ -1698,7 +1720,7 @@ XL_TEST(loop, stop, 10, XL_GPU,
 {
     const int batch = 16;
     world w;
-    world_open(&w, 8 * batch);
+    world_open(&w, 16 * batch);
     int mw = max_workers(), first, frames;
     cfg c = {batch, rnd(1, 4), rnd(imin(2, mw), imin(8, mw)), rnd(2, 8)};
     loop_t lp;
@@ -1713,9 +1735,9 @@ XL_TEST(loop, stop, 10, XL_GPU,
     lab_job j = open_job(&w, frames, batch, first);
     seen *s = watch(&w, M_PIPELINED, lp.L, lp.text, &j, 0, NULL);
     expect_ok_run(&w, s, &c, "");
-    sleep_ms(IDLE_WAIT_MS);
+    xl_sleep_ms(IDLE_WAIT_MS);
     double cpu0 = xl_cpu_ms_now();
-    sleep_ms(IDLE_MS);
+    xl_sleep_ms(IDLE_MS);
     double cpu = xl_cpu_ms_now() - cpu0;
     cr_assert(cpu <= IDLE_CPU_MS, "after %s returned, the process used %.1f ms of CPU time in %.0f ms while the grader "
               "slept (at most %.0f allowed): idle workers spin. lab.h: they sleep (not spin) until the next run: wait "
@@ -1725,9 +1747,10 @@ XL_TEST(loop, stop, 10, XL_GPU,
               "the run returns", s->what, lg.late, IDLE_WAIT_MS + IDLE_MS);
 
     /* a frame that fails to decode, in each mode */
-    failed_run(&w, &lp, M_PIPELINED, batch);
-    failed_run(&w, &lp, M_ASYNC, batch);
-    failed_run(&w, &lp, M_BLOCKING, batch);
+    failed_run(&w, &lp, M_PIPELINED, batch, 1);
+    failed_run(&w, &lp, M_PIPELINED, batch, 0);
+    failed_run(&w, &lp, M_ASYNC, batch, 1);
+    failed_run(&w, &lp, M_BLOCKING, batch, 1);
 
     /* destroy right after a pipelined run */
     frames = rnd(3, 8) * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
@@ -1742,10 +1765,10 @@ XL_TEST(loop, stop, 10, XL_GPU,
     loop_open(&w, &lp, c);
     int nb = rnd(5, 8), k;
     frames = nb * batch, first = rnd(0, FRAME_FIRST_MAX), k = rnd(2 * batch, (nb - 1) * batch - 1);
-    fr_fail_at(w.src, k);
+    fr_fail_at(w.src, k, FAIL_WAIT_MS);
     j = open_job(&w, frames, batch, first);
     s = watch(&w, M_PIPELINED, lp.L, lp.text, &j, 1, "a frame fails to decode, then destroy");
-    fr_fail_at(w.src, -1);
+    fr_fail_at(w.src, -1, 0);
     cr_assert(s->rc == -1, "%s returned %d, not -1, when frame %d failed to decode", s->what, s->rc, k);
     cudaGetLastError();
     loop_close(&w, &lp, "right after a pipelined run that failed");
@@ -2120,19 +2143,23 @@ XL_TEST(speed, pipelined, 15, XL_TIMED,
     world_close(&w);
 }
 
-/* lat_run - your pipelined loop over frames frames at batch from x->first, checked; its point (the kit's frame log:
- * fps from the first decode to the last deliver, each frame's latency from its decode's start to its deliver) */
-static lab_point lat_run(speed_ctx *x, int frames, int batch)
+/* lat_run - your pipelined loop (or, kit 1, the kit's base_run_pipelined on x->kit) over frames frames at batch from
+ * x->first, checked; its point (the kit's frame log: fps from the first decode to the last deliver, each frame's
+ * latency from its decode's start to its deliver) */
+static lab_point lat_run(speed_ctx *x, int frames, int batch, int kit)
 {
     static char why[1024];
     world *w = x->w;
     lab_point p;
     lab_job j = fr_job(w->src, frames, batch, x->first);
-    int rc = lab_run_pipelined(x->lp.L, &j);
+    int rc = kit ? base_run_pipelined(x->kit, &j) : lab_run_pipelined(x->lp.L, &j);
     fr_close(w->src);
+    int bad = rc == 0 ? fr_check(w->src, w->want, frames, why, sizeof why) : 0;
+    if (kit)
+        cr_assert(rc == 0 && bad == 0 && fr_point(w->src, &p) == 0, "grader error: the kit's base_run_pipelined (%d "
+                  "frames at batch %d) returned %d with %d frames wrong: %s", frames, batch, rc, bad, bad ? why : "");
     cr_assert(rc == 0, "your lab_run_pipelined (%d frames at batch %d, %s) returned %d (see its message above)", frames,
               batch, x->lp.text, rc);
-    int bad = fr_check(w->src, w->want, frames, why, sizeof why);
     cr_assert(bad == 0, "your lab_run_pipelined (%d frames at batch %d, %s, decode %.1f us a frame): %d frames came "
               "back wrong: %s", frames, batch, x->lp.text, x->cpu_us, bad, why);
     cr_assert(fr_point(w->src, &p) == 0, "your lab_run_pipelined (%d frames at batch %d): a frame was never decoded "
@@ -2140,17 +2167,41 @@ static lab_point lat_run(speed_ctx *x, int frames, int batch)
     return p;
 }
 
+/* kit_worst_ms - the kit's own pipelined loop at batch: the slowest frame of each of LAT_RUNS runs of LAT_RUN_FRAMES,
+ * their median (ms); what this host lets a loop that queues nothing needless reach now */
+static double kit_worst_ms(speed_ctx *x, int batch)
+{
+    double worsts[LAT_RUNS];
+    for (int i = 0; i < LAT_RUNS; i++)
+        worsts[i] = lat_run(x, LAT_RUN_FRAMES, batch, 1).latency_max_ms;
+    return xl_median(worsts, LAT_RUNS);
+}
+
+/* lat_unsound - NOT GRADED when the kit's own loop at batch, measured now, is itself slower than limit_ms: the host
+ * (its cores, its memory, the GPU) could not keep any loop's frames within the bound, so a miss is not the loop's */
+static void lat_unsound(speed_ctx *x, int batch, double limit_ms, const char *what, const char *figures)
+{
+    double kit = kit_worst_ms(x, batch);
+    if (kit > limit_ms) {
+        char why[300];
+        snprintf(why, sizeof why, "the kit's own pipelined loop at batch %d, measured next, had a worst latency of "
+                 "%.2f ms (median of %d runs), over %.1f ms: this host could not keep any loop within the bound now",
+                 batch, kit, LAT_RUNS, limit_ms);
+        xl_not_graded(what, why, figures);
+    }
+}
+
 XL_TEST(speed, latency, 10, XL_TIMED,
         "at the batch lab_choose_batch picks from the pipelined loop's measured sweep, every frame's result arrives "
         "within " XL_STR(LAB_LATENCY_MS) " ms of its decode (the slowest frame of the median of 3 runs), at a speed "
-        "within 10% of the fastest batch that meets the bound",
+        "within 10% of the fastest batch that meets the bound; not graded when the kit's own loop misses it then",
         8)
 {
     static const int sweep_b[] = {16, 32, 64, 128, 256};
     const int nsw = (int)(sizeof sweep_b / sizeof sweep_b[0]);
     world w;
     static speed_ctx x;
-    static char table[4096];
+    static char table[4096], figs[5000];
     lab_point pts[10];
     speed_open(&w, &x, LAT_MAX_BATCH, LAT_RUN_FRAMES);
     /* the model run once at every batch of the sweep first: the first run at a new batch size loads the GEMM
@@ -2158,12 +2209,16 @@ XL_TEST(speed, latency, 10, XL_TIMED,
      * every batch on the H100 */
     for (int i = 0; i < nsw; i++)
         prime_size(&w, sweep_b[i]);
-    for (int i = 0; i < nsw; i++) /* and your loop once at each: the first run at a batch size is the slowest */
-        lat_run(&x, 4 * sweep_b[i], sweep_b[i]);
-    lat_run(&x, 2 * LAT_MAX_BATCH, LAT_MAX_BATCH);
+    x.kit = base_loop_create(w.m, LAT_MAX_BATCH, SPEED_STREAMS, x.workers, SPEED_SLOTS);
+    cr_assert(x.kit != NULL, "grader error: the kit's base_loop_create failed (see its message above)");
+    for (int i = 0; i < nsw; i++) { /* and both loops once at each: the first run at a batch size is the slowest */
+        lat_run(&x, 4 * sweep_b[i], sweep_b[i], 0);
+        lat_run(&x, 4 * sweep_b[i], sweep_b[i], 1);
+    }
+    lat_run(&x, 2 * LAT_MAX_BATCH, LAT_MAX_BATCH, 0);
     for (int r = 0; r < 2 * nsw; r++) { /* each batch twice: in order, then reversed */
         int b = r < nsw ? sweep_b[r] : sweep_b[2 * nsw - 1 - r];
-        pts[r] = lat_run(&x, LAT_FRAMES, b);
+        pts[r] = lat_run(&x, LAT_FRAMES, b, 0);
         pts[r].batch = b;
         xl_results_row("loop", LOOP_HEADER, "pipelined,yours,%d,%d,%d,%d,%d,%.3f,%.1f,%.4f,%.4f,%.4f,,", b, LAT_FRAMES,
                        x.workers, SPEED_STREAMS, SPEED_SLOTS, x.cpu_us, pts[r].fps, pts[r].latency_p50_ms,
@@ -2182,7 +2237,10 @@ XL_TEST(speed, latency, 10, XL_TIMED,
         if (worst <= LAB_LATENCY_MS)
             fastest = fmax(fastest, 0.5 * (f[0] + f[1]));
     }
-    if (want == 0) /* no batch of your loop met the margin: the loop's latency, a timed figure, is what failed */
+    if (want == 0) { /* no batch of your loop met the margin: the loop's latency, a timed figure, is what failed */
+        snprintf(figs, sizeof figs, "%s, decode %.1f us a frame; the best worst latency of the sweep %.2f ms. The "
+                 "sweep:\n%s", x.lp.text, x.cpu_us, least_worst, table);
+        lat_unsound(&x, sweep_b[0], LAB_LATENCY_MARGIN * LAB_LATENCY_MS, "the least worst latency of the sweep", figs);
         xl_timed_check(least_worst, XL_AT_MOST(LAB_LATENCY_MARGIN * LAB_LATENCY_MS),
                        "the least worst latency of the sweep (ms)",
                        "no batch of your pipelined loop's sweep (%d frames at 16 to 256, each twice; %s, decode %.1f "
@@ -2191,6 +2249,7 @@ XL_TEST(speed, latency, 10, XL_TIMED,
                        "copy out: spread a batch's frames over the workers, and deliver each batch as soon as its "
                        "results are in. The sweep:\n%s",
                        LAT_FRAMES, x.lp.text, x.cpu_us, LAB_LATENCY_MARGIN * LAB_LATENCY_MS, least_worst, table);
+    }
     int b = lab_choose_batch(pts, 2 * nsw, LAB_LATENCY_MS, LAT_MAX_BATCH);
     cr_assert(b == want, "lab_choose_batch(your loop's sweep, n %d, bound_ms %g, max_batch %d) = %d, want %d%s. The "
               "sweep (%d frames a point):\n%s", 2 * nsw, LAB_LATENCY_MS, LAT_MAX_BATCH, b, want,
@@ -2199,10 +2258,16 @@ XL_TEST(speed, latency, 10, XL_TIMED,
      * not the loop's; a loop that queues too much is late in every run */
     double worsts[LAT_RUNS], fps[LAT_RUNS];
     for (int i = 0; i < LAT_RUNS; i++) {
-        lab_point p = lat_run(&x, LAT_RUN_FRAMES, b);
+        lab_point p = lat_run(&x, LAT_RUN_FRAMES, b, 0);
         worsts[i] = p.latency_max_ms, fps[i] = p.fps;
     }
     double med = xl_median(fps, LAT_RUNS), worst = xl_median(worsts, LAT_RUNS);
+    if (worst > LAB_LATENCY_MS) {
+        snprintf(figs, sizeof figs, "batch %d chosen; %d runs of %d frames: worst latency %.2f, %.2f and %.2f ms (%s, "
+                 "decode %.1f us a frame)", b, LAT_RUNS, LAT_RUN_FRAMES, worsts[0], worsts[1], worsts[2], x.lp.text,
+                 x.cpu_us);
+        lat_unsound(&x, b, LAB_LATENCY_MS, "the worst latency at the chosen batch", figs);
+    }
     xl_note("batch %d chosen; %d runs of %d frames there: worst latency %.2f, %.2f and %.2f ms, %.0f frames/s (the "
             "fastest batch within the bound ran at %.0f)", b, LAT_RUNS, LAT_RUN_FRAMES, worsts[0], worsts[1],
             worsts[2], med, fastest);
@@ -2216,6 +2281,7 @@ XL_TEST(speed, latency, 10, XL_TIMED,
                    "at batch %d your loop ran %.0f frames/s (median of %d runs of %d frames), %.0f%% of the fastest "
                    "batch of the sweep whose worst latency met %.1f ms (%.0f frames/s). The sweep:\n%s", b, med,
                    LAT_RUNS, LAT_RUN_FRAMES, fastest > 0 ? 100 * med / fastest : 0, LAB_LATENCY_MS, fastest, table);
+    base_loop_destroy(x.kit);
     lab_loop_destroy(x.lp.L);
     world_close(&w);
 }

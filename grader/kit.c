@@ -70,6 +70,14 @@ int kit_is_pinned(const void *p)
     return a.type == cudaMemoryTypeHost;
 }
 
+int kit_is_write_combined(const void *p)
+{
+    unsigned int flags = 0;
+    int wc = cudaHostGetFlags(&flags, (void *)p) == cudaSuccess && (flags & cudaHostAllocWriteCombined);
+    cudaGetLastError(); /* pageable memory: not this check's error to leave */
+    return wc;
+}
+
 int kit_is_mapped(const void *host, void **dev)
 {
     struct cudaPointerAttributes a;

@@ -37,6 +37,9 @@ void *kit_pinned_alloc(size_t bytes);
 
 /* kit_is_pinned - 1 when the CUDA runtime knows p as page-locked host memory, 0 when it is pageable */
 int kit_is_pinned(const void *p);
+/* kit_is_write_combined - 1 when p lies in pinned memory allocated write-combined (cudaHostAllocWriteCombined), whose
+ * host reads bypass the caches; 0 otherwise (pageable memory too) */
+int kit_is_write_combined(const void *p);
 
 /* kit_is_mapped - 1 when host is mapped pinned memory: the runtime knows it as page-locked host memory, its
  * cudaHostGetFlags include cudaHostAllocMapped and cudaHostGetDevicePointer gives its device pointer (into *dev, when

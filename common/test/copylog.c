@@ -139,3 +139,45 @@ Test(copylog, counts_batches_apart_from_copies)
     free(back);
 }
 #endif
+
+/* copy_ms - one async copy of bytes on s, timed by events around it (the hold, when one applies, inside) */
+static float copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s)
+{
+    cudaEvent_t a, b;
+    float ms = -1;
+    cr_assert(cudaEventCreate(&a) == cudaSuccess && cudaEventCreate(&b) == cudaSuccess);
+    cr_assert(cudaEventRecord(a, s) == cudaSuccess);
+    cr_assert(cudaMemcpyAsync(dst, src, bytes, kind, s) == cudaSuccess);
+    cr_assert(cudaEventRecord(b, s) == cudaSuccess && cudaEventSynchronize(b) == cudaSuccess);
+    cr_assert(cudaEventElapsedTime(&ms, a, b) == cudaSuccess);
+    cr_assert(cudaEventDestroy(a) == cudaSuccess && cudaEventDestroy(b) == cudaSuccess);
+    return ms;
+}
+
+Test(copylog, holds_only_the_named_copy_in)
+{
+    char why[512];
+    if (xl_gpu_probe(NULL, why, sizeof why) != 0)
+        cr_skip_test("%s", why);
+    size_t bytes = 1 << 16;
+    char *host = malloc(bytes), *back = malloc(bytes), *dev;
+    cudaStream_t s;
+    cr_assert(host && back && cudaMalloc((void **)&dev, bytes) == cudaSuccess);
+    cr_assert(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    for (size_t i = 0; i < bytes; i++)
+        host[i] = (char)(i * 13 + 5);
+    copy_ms(dev, host, bytes, cudaMemcpyHostToDevice, s); /* warm: the first copy's setup is not timed */
+    xl_copylog_hold(1, 50000000ull); /* the second copy in from now on waits 50 ms */
+    float in0 = copy_ms(dev, host, bytes, cudaMemcpyHostToDevice, s);
+    float out = copy_ms(back, dev, bytes, cudaMemcpyDeviceToHost, s); /* not a copy in: not counted */
+    float in1 = copy_ms(dev, host, bytes, cudaMemcpyDefault, s);      /* host to device, found from the pointers */
+    float in2 = copy_ms(dev, host, bytes, cudaMemcpyHostToDevice, s);
+    xl_copylog_hold(-1, 0);
+    cr_assert(in0 < 10 && out < 10, "copies before the named one are not held: %.2f and %.2f ms", in0, out);
+    cr_assert(in1 >= 45, "the named copy in (the second, cudaMemcpyDefault) waited 50 ms: took %.2f ms", in1);
+    cr_assert(in2 < 10, "only the named copy is held: the next took %.2f ms", in2);
+    cr_assert(memcmp(back, host, bytes) == 0, "the copies passed through still copy");
+    cr_assert(cudaStreamDestroy(s) == cudaSuccess && cudaFree(dev) == cudaSuccess);
+    free(host);
+    free(back);
+}

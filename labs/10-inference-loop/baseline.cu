@@ -33,7 +33,8 @@
 #define BAL_WARMUP 10               /* untimed model runs queued at once, again until BAL_WARM_MS have passed */
 #define BAL_WARM_MS 100.0           /* the GPU kept busy this long before the model is timed: its clocks up (timed
                                      * sooner, one process read 15 us a frame and another 29) */
-#define BAL_REPS 7                  /* timed model runs (together) and fresh copies (median) */
+#define BAL_REPS 7                  /* timed model runs a stream (together) and fresh copies (median) */
+#define BAL_STREAMS LAB_STREAMS_NAMED /* the model's pace is its throughput over the named loop's streams */
 
 /* ===== Small helpers ===== */
 
@@ -792,13 +793,13 @@ static void stage_cpu(base_stage_bufs *b, int frames, int batch, base_stages *ou
     XL_RANGE_POP();
 }
 
-/* link_pair_ms - one batch of n frames over the link: the ring's first n frames rewritten by the team (untimed, so the copy is fresh),
- * then its copy in on stream A and a copy out of n results on stream B, started together (B waits for A's start)
- * and timed to the later end (B waits for A's end); the time in ms, -1 with a line on a CUDA error */
-static double link_pair_ms(const char *fn, base_stage_bufs *b, int n, int fill)
+/* link_pair_ms - one batch of n frames over the link: a copy in of the ring's first n frames on stream A and a copy
+ * out of n results on stream B, started together (B waits for A's start) and timed to the later end (B waits for
+ * A's end); the time in ms, -1 with a line on a CUDA error. The frames are not rewritten: what the link carries at
+ * best (a copy of pinned memory the CPU has just written runs 1.7x to 5x slower, by an amount the host decides) */
+static double link_pair_ms(const char *fn, base_stage_bufs *b, int n)
 {
     cudaStream_t a = b->stream[0], o = b->stream[1];
-    team_run(b, TASK_FILL, n, 0, fill);
     if (FAILED(cudaEventRecord(b->start, a)) || FAILED(cudaStreamWaitEvent(o, b->start, 0)) ||
         FAILED(cudaMemcpyAsync(b->dev_px[0], b->ring, (size_t)n * LAB_IMAGE_BYTES, cudaMemcpyHostToDevice, a)) ||
         FAILED(cudaMemcpyAsync(b->res_host, b->dev_res[0], (size_t)n * sizeof(lab_result), cudaMemcpyDeviceToHost,
@@ -822,8 +823,9 @@ static double link_alone_ms(const char *fn, base_stage_bufs *b, int n, int fill)
     return elapsed_ms(fn, b->start, b->stop);
 }
 
-/* stage_link - the link: every batch's pair timed alone, link_fps = frames / the sum, pair_us the median per frame;
- * the copy in alone on the first LINK_ALONE batches, h2d_us its median per frame. 0, or -1 with a line. */
+/* stage_link - the link: every batch's pair timed alone (after one untimed), link_fps = frames / the sum, pair_us the
+ * median per frame; a fresh copy in alone on the first LINK_ALONE batches, h2d_us its median per frame. 0, or -1
+ * with a line. */
 static int stage_link(const char *fn, base_stage_bufs *b, int frames, int batch, base_stages *out)
 {
     int nb = batches_of(frames, batch), alone = nb < LINK_ALONE ? nb : LINK_ALONE;
@@ -831,10 +833,10 @@ static int stage_link(const char *fn, base_stage_bufs *b, int frames, int batch,
     if (us == NULL)
         return refuse(fn, "no host memory for %d batches' times", nb);
     XL_RANGE_PUSH("stage link");
-    int rc = 0;
+    int rc = link_pair_ms(fn, b, frames_in(frames, batch, 0)) < 0 ? -1 : 0; /* untimed: the ring's frames read once */
     for (int i = 0; i < nb && rc == 0; i++) {
         int n = frames_in(frames, batch, i);
-        double ms = link_pair_ms(fn, b, n, (i * 37 + 1) & 0xff);
+        double ms = link_pair_ms(fn, b, n);
         rc = ms < 0 ? -1 : 0;
         sum_ms += ms;
         us[i] = ms * 1e3 / n;
@@ -954,69 +956,97 @@ static double bal_make_us(const char *fn, const fr_source *s)
 
 /* What base_balance's GPU measurements make; everything NULL at first. */
 typedef struct {
-    cudaStream_t stream;
-    cudaEvent_t start, stop;
-    uint8_t *dev_px, *host_px; /* batch frames: device, pinned */
-    lab_result *dev_res;
-    mdl_exec *exec;
+    cudaStream_t stream[BAL_STREAMS];
+    cudaEvent_t start, stop, mark[BAL_STREAMS];
+    uint8_t *dev_px[BAL_STREAMS], *host_px; /* batch frames a stream: device; one batch pinned */
+    lab_result *dev_res[BAL_STREAMS];
+    mdl_exec *exec[BAL_STREAMS];
 } bal_gpu;
 
 /* bal_free - releases what bal_make made (any part of it) */
 static void bal_free(const char *fn, bal_gpu *g)
 {
-    mdl_exec_destroy(g->exec);
-    if (g->dev_px != NULL)
-        FAILED(cudaFree(g->dev_px));
-    if (g->dev_res != NULL)
-        FAILED(cudaFree(g->dev_res));
+    for (int s = 0; s < BAL_STREAMS; s++) {
+        mdl_exec_destroy(g->exec[s]);
+        if (g->dev_px[s] != NULL)
+            FAILED(cudaFree(g->dev_px[s]));
+        if (g->dev_res[s] != NULL)
+            FAILED(cudaFree(g->dev_res[s]));
+        if (g->mark[s] != NULL)
+            FAILED(cudaEventDestroy(g->mark[s]));
+        if (g->stream[s] != NULL)
+            FAILED(cudaStreamDestroy(g->stream[s]));
+    }
     if (g->host_px != NULL)
         FAILED(cudaFreeHost(g->host_px));
     if (g->start != NULL)
         FAILED(cudaEventDestroy(g->start));
     if (g->stop != NULL)
         FAILED(cudaEventDestroy(g->stop));
-    if (g->stream != NULL)
-        FAILED(cudaStreamDestroy(g->stream));
 }
 
-/* bal_make - g's stream, timed events, buffers for batch frames and an executor; 0, or -1 with a line (bal_free
- * releases what was made) */
+/* bal_make - g's streams, each with buffers for batch frames and an executor, timed events and one pinned batch;
+ * 0, or -1 with a line (bal_free releases what was made) */
 static int bal_make(const char *fn, const mdl_model *m, int batch, bal_gpu *g)
 {
     size_t px = (size_t)batch * LAB_IMAGE_BYTES;
-    if (FAILED(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) || FAILED(cudaEventCreate(&g->start)) ||
-        FAILED(cudaEventCreate(&g->stop)) || FAILED(cudaMalloc((void **)&g->dev_px, px)) ||
-        FAILED(cudaMalloc((void **)&g->dev_res, (size_t)batch * sizeof(lab_result))) ||
+    if (FAILED(cudaEventCreate(&g->start)) || FAILED(cudaEventCreate(&g->stop)) ||
         FAILED(cudaMallocHost((void **)&g->host_px, px)))
         return -1;
-    g->exec = mdl_exec_create(m, batch);
-    return g->exec == NULL ? refuse(fn, "the executor could not be made") : 0;
+    for (int s = 0; s < BAL_STREAMS; s++) {
+        if (FAILED(cudaStreamCreateWithFlags(&g->stream[s], cudaStreamNonBlocking)) ||
+            FAILED(cudaEventCreateWithFlags(&g->mark[s], cudaEventDisableTiming)) ||
+            FAILED(cudaMalloc((void **)&g->dev_px[s], px)) ||
+            FAILED(cudaMalloc((void **)&g->dev_res[s], (size_t)batch * sizeof(lab_result))))
+            return -1;
+        if ((g->exec[s] = mdl_exec_create(m, batch)) == NULL)
+            return refuse(fn, "the executor could not be made");
+    }
+    return 0;
 }
 
-/* bal_model_us - the model alone at batch on frames made on the GPU, per frame: BAL_REPS runs queued back to back
- * and timed together by events, after BAL_WARM_MS of untimed ones (the GPU's clocks up, the kernels loaded). Runs timed one
- * by one would each include the host's time to queue them. -1 with a line on a failure */
-static double bal_model_us(const char *fn, const fr_source *s, bal_gpu *g, int batch)
+/* bal_runs - reps runs of the model at batch on each of g's streams in turn, queued; 0, or -1 with a line */
+static int bal_runs(bal_gpu *g, int batch, int reps)
 {
-    if (fr_make_gpu(s, 0, batch, g->dev_px, g->stream) != 0)
-        return -1;
+    for (int r = 0; r < reps * BAL_STREAMS; r++) {
+        int s = r % BAL_STREAMS;
+        if (mdl_exec_run(g->exec[s], g->dev_px[s], g->dev_res[s], batch, g->stream[s]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* bal_model_us - the model's throughput at batch, per frame, as a loop runs it: BAL_REPS runs on each of the
+ * BAL_STREAMS streams in turn, queued back to back on frames made on the GPU and timed together by events (a start
+ * every stream waits for, an end after every stream's), after BAL_WARM_MS of untimed ones (the GPU's clocks up, the
+ * kernels loaded). -1 with a line on a failure */
+static double bal_model_us(const char *fn, const fr_source *src, bal_gpu *g, int batch)
+{
+    for (int s = 0; s < BAL_STREAMS; s++)
+        if (fr_make_gpu(src, s * batch, batch, g->dev_px[s], g->stream[s]) != 0)
+            return -1;
     double until = xl_now_ms() + BAL_WARM_MS;
     do {
-        for (int r = 0; r < BAL_WARMUP; r++)
-            if (mdl_exec_run(g->exec, g->dev_px, g->dev_res, batch, g->stream) != 0)
-                return -1;
-        if (FAILED(cudaStreamSynchronize(g->stream)))
+        if (bal_runs(g, batch, BAL_WARMUP) != 0)
             return -1;
+        for (int s = 0; s < BAL_STREAMS; s++)
+            if (FAILED(cudaStreamSynchronize(g->stream[s])))
+                return -1;
     } while (xl_now_ms() < until);
-    if (FAILED(cudaEventRecord(g->start, g->stream)))
+    if (FAILED(cudaEventRecord(g->start, g->stream[0])))
         return -1;
-    for (int r = 0; r < BAL_REPS; r++)
-        if (mdl_exec_run(g->exec, g->dev_px, g->dev_res, batch, g->stream) != 0)
+    for (int s = 1; s < BAL_STREAMS; s++)
+        if (FAILED(cudaStreamWaitEvent(g->stream[s], g->start, 0)))
+            return -1;
+    if (bal_runs(g, batch, BAL_REPS) != 0)
+        return -1;
+    for (int s = 1; s < BAL_STREAMS; s++)
+        if (FAILED(cudaEventRecord(g->mark[s], g->stream[s])) || FAILED(cudaStreamWaitEvent(g->stream[0], g->mark[s], 0)))
             return -1;
     double ms;
-    if (FAILED(cudaEventRecord(g->stop, g->stream)) || (ms = elapsed_ms(fn, g->start, g->stop)) < 0)
+    if (FAILED(cudaEventRecord(g->stop, g->stream[0])) || (ms = elapsed_ms(fn, g->start, g->stop)) < 0)
         return -1;
-    return ms * 1e3 / ((double)BAL_REPS * batch);
+    return ms * 1e3 / ((double)BAL_REPS * BAL_STREAMS * batch);
 }
 
 /* bal_h2d_us - a fresh copy in of batch frames: the pinned buffer rewritten on this thread (untimed), then its copy
@@ -1027,9 +1057,9 @@ static double bal_h2d_us(const char *fn, bal_gpu *g, int batch)
     size_t px = (size_t)batch * LAB_IMAGE_BYTES;
     for (int r = 0; r <= BAL_REPS; r++) {
         memset(g->host_px, r + 1, px);
-        if (FAILED(cudaEventRecord(g->start, g->stream)) ||
-            FAILED(cudaMemcpyAsync(g->dev_px, g->host_px, px, cudaMemcpyHostToDevice, g->stream)) ||
-            FAILED(cudaEventRecord(g->stop, g->stream)) || (ms[r] = elapsed_ms(fn, g->start, g->stop)) < 0)
+        if (FAILED(cudaEventRecord(g->start, g->stream[0])) ||
+            FAILED(cudaMemcpyAsync(g->dev_px[0], g->host_px, px, cudaMemcpyHostToDevice, g->stream[0])) ||
+            FAILED(cudaEventRecord(g->stop, g->stream[0])) || (ms[r] = elapsed_ms(fn, g->start, g->stop)) < 0)
             return -1;
     }
     return xl_median(ms + 1, BAL_REPS) * 1e3 / batch; /* ms[0]: the warm-up */
@@ -1054,13 +1084,14 @@ extern "C" int base_balance(const mdl_model *m, const fr_source *s, int workers,
         if (model >= 0)
             h2d = bal_h2d_us(fn, &g, batch);
     }
-    if ((model < 0 || h2d < 0) && g.stream != NULL)
-        FAILED(cudaStreamSynchronize(g.stream)); /* a failure may leave work queued: wait before freeing */
+    for (int k = 0; k < BAL_STREAMS && (model < 0 || h2d < 0); k++)
+        if (g.stream[k] != NULL)
+            FAILED(cudaStreamSynchronize(g.stream[k])); /* a failure may leave work queued: wait before freeing */
     bal_free(fn, &g);
     XL_RANGE_POP();
     if (make < 0 || model < 0 || h2d < 0)
         return -1;
-    double paced = workers * model / BASE_CPU_HEADROOM;
+    double paced = workers * model * BASE_CPU_PACE;
     if (cpu_us != NULL)
         *cpu_us = make > paced ? make : paced;
     if (make_us != NULL)

@@ -25,19 +25,18 @@ int base_run_pipelined(base_loop *L, const lab_job *job);
 
 /* ===== The stages, each alone ===== */
 
-/* The CPU step is set so that the workers' stage runs at BASE_CPU_HEADROOM times the model's pace as base_balance
- * measures it: one executor on one stream, its runs back to back after 100 ms of warm-up. On the H100 that reads
- * about 14.5 us a frame (three streams, whose runs overlap, give 3.9), so with 8 workers the CPU step is about 116 us
- * a frame and the workers' stage, about 69,000 frames/s, bounds the ideal clearly: the copy pair of a freshly written
- * slot, the next slowest, measured 97,000 to 156,000 frames/s there. With 1.4, the two were within a few percent and
- * which one bound the ideal changed from run to run. */
-#define BASE_CPU_HEADROOM 1.0
+/* The CPU step is set so that the workers' stage runs at 1 / BASE_CPU_PACE of the model's rate as base_balance
+ * measures it (its throughput over the named loop's LAB_STREAMS_NAMED streams, after 100 ms of warm-up). On the H100
+ * the model gives 3.9 us a frame there, so with 8 workers the CPU step is about 94 us a frame and the workers'
+ * stage, about 85,000 frames/s, bounds the ideal: the link carries 300,000 and more, the model 250,000. The pace
+ * leaves room for what the host's noise does to the copies in a loop (a copy of a slot the workers have just written
+ * runs 1.7x to 5x slower than the link's best, run to run). Paced on the model's one-stream time, the CPU step came
+ * out 64 to 116 us between processes (that time varied 2x), and at 64 the loop could not reach 85% of the ideal. */
+#define BASE_CPU_PACE 3.0
 
 /* base_balance - cpu_us for workers workers at batch: the larger of making a frame alone (measured here, one thread)
- * and workers * (the model's time a frame, measured here) / BASE_CPU_HEADROOM; a fresh copy in (h2d_us) is
- * measured and reported, not used: right after the host wrote it, a copy is slower by an amount that varies run to
- * run (1.7x to 5x the repeated copy on the H100), and a CPU step paced on it made the CPU the bound, by a margin the
- * host's noise decides.
+ * and workers * (the model's time a frame, measured here) * BASE_CPU_PACE; a fresh copy in (h2d_us) is measured and
+ * reported, not used: right after the host wrote it, a copy is slower by an amount that varies run to run.
  * Fills the parts measured (us a frame) where not NULL. 0, or -1 with a message. */
 int base_balance(const mdl_model *m, const fr_source *s, int workers, int batch, double *cpu_us, double *make_us,
                  double *model_us, double *h2d_us);
@@ -46,8 +45,8 @@ int base_balance(const mdl_model *m, const fr_source *s, int workers, int batch,
 typedef struct {
     double cpu_fps;     /* the kit's workers threads decoding every frame (with the spin) into pinned slots, no GPU */
     double cpu_fps_one; /* the same with one thread, over at most 1/8 of the frames */
-    double link_fps;    /* per batch: a copy in of a freshly written pinned slot and a copy out of its results on
-                         * another stream, timed together (the duplex limit in it); frames / the sum */
+    double link_fps;    /* per batch: a copy in of a pinned slot and a copy out of its results on another stream,
+                         * timed together (the duplex limit in it); frames / the sum: what the link carries at best */
     double compute_fps; /* frames made on the GPU beforehand, streams executors on streams streams: the model alone */
     double ideal_fps;   /* the least of the three */
     const char *bound;  /* "cpu", "link" or "model": which one */

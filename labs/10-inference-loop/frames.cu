@@ -74,6 +74,7 @@ struct fr_source {
     uint32_t *dev_pool;     /* the same on the GPU */
     std::atomic<double> cpu_us;
     int fail_at;            /* for jobs opened from now on; -1: none */
+    double fail_wait_ms;    /* how long its decode sleeps before it fails */
     pthread_mutex_t lock;   /* guards what follows; never held while a frame is made */
     std::atomic<int> open;  /* a job is open (fr_job to fr_close) */
     int frames, batch, first; /* the job as given */
@@ -184,12 +185,13 @@ extern "C" double fr_cpu_us(const fr_source *s)
     return s ? s->cpu_us.load() : 0.0;
 }
 
-extern "C" void fr_fail_at(fr_source *s, int k)
+extern "C" void fr_fail_at(fr_source *s, int k, double wait_ms)
 {
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
     s->fail_at = k < 0 ? -1 : k;
+    s->fail_wait_ms = k < 0 || !(wait_ms > 0) ? 0.0 : wait_ms;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -224,9 +226,12 @@ static int fr_decode(int k, uint8_t *dst, void *ctx)
         fr_frame_rec *r = &s->frame[k];
         *r = fr_frame_rec{r->decodes + 1, tid, dst, t0, xl_now_ms(), r->delivered, r->deliver_ms};
     }
+    double wait_ms = s->fail_wait_ms;
     pthread_mutex_unlock(&s->lock);
-    if (fails)
+    if (fails) {
+        xl_sleep_ms(wait_ms);
         return -1;
+    }
     if (!dst) {
         fprintf(stderr, "decode: frame %d: dst is NULL\n", k);
         return -1;

@@ -42,9 +42,10 @@ lab_job fr_job(fr_source *s, int frames, int batch, int first);
 /* fr_close - closes the job: a decode from now on is counted as late (fr_log's late) */
 void fr_close(fr_source *s);
 
-/* fr_fail_at - the job's frame k fails to decode (decode returns -1, writes nothing) in jobs opened from now on;
- * k < 0 ends it */
-void fr_fail_at(fr_source *s, int k);
+/* fr_fail_at - the job's frame k fails to decode in jobs opened from now on: its decode sleeps wait_ms first (the
+ * other workers meanwhile decode as far as the slots let them, and wait), then returns -1, writing nothing; k < 0
+ * ends it */
+void fr_fail_at(fr_source *s, int k, double wait_ms);
 
 /* fr_make - frame f of the source into dst (LAB_IMAGE_BYTES), with the spin when spin is 1; records nothing: the
  * kit's own stage measurements use it */

@@ -10,14 +10,12 @@
  * same network on the CPU in double precision (mdl_reference_cpu) to check the GPU's.
  */
 #include <cublas_v2.h>
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <atomic>
 #include <new>
@@ -385,10 +383,7 @@ static int gemm(cublasHandle_t h, int rows, int k, int n, const float *x, const 
 /* hold_stream - a host function in a stream: sleeps us microseconds (the pointer's value), holding up the stream */
 static void CUDART_CB hold_stream(void *us)
 {
-    uintptr_t u = (uintptr_t)us;
-    struct timespec t = {(time_t)(u / 1000000u), (long)(u % 1000000u) * 1000L};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
+    xl_sleep_ms((double)(uintptr_t)us * 1e-3);
 }
 
 /* pause_ns - the slow mode's spin on stream between two steps (none for 0) */
