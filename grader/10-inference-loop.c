@@ -442,13 +442,26 @@ static void expect_choice(const lab_point *pts, int n, double bound, int max_bat
              pts ? "points" : "NULL", n, bound, max_batch, got, want, wrong, name, table);
 }
 
+/* One sweep lab_choose_batch is called on again and again. */
+typedef struct {
+    const sweep *s;
+    double bound;
+} choose_ctx;
+
+/* choose_once - kit_expect_no_heap_leak's attempt: lab_choose_batch on the sweep; 0 when it answered (not -1) */
+static int choose_once(void *ctx)
+{
+    const choose_ctx *c = ctx;
+    return lab_choose_batch(c->s->p, c->s->n, c->bound, c->s->max_batch) < 0 ? -1 : 0;
+}
+
 XL_TEST(batch, choose, 5, XL_CPU,
         "lab_choose_batch: the fastest batch whose worst latency is within 0.8 of the bound, runs of a batch taken "
         "together (latency: the largest; speed: the median), ties to the smaller batch, max_batch respected; 0 when "
         "none fits; bad arguments refused",
         4)
 {
-    static sweep sw[20];
+    static sweep sw[24];
     const double M = LAB_LATENCY_MARGIN;
     int ns = 0, caught[N_CHOOSERS] = {0};
     double bound = 1.0 + kit_rand(0, 1000000) * 1e-5; /* 1 to 11 ms */
@@ -503,9 +516,18 @@ XL_TEST(batch, choose, 5, XL_CPU,
     s->p[2].fps = NAN;
     NEW("no batch meets 0.8 of the bound: 0");
     ADD(32, 150, .5, .7, .81), ADD(64, 200, .6, .9, 1.1), ADD(128, 220, .9, 1.2, 1.5);
+    NEW("a figure of exactly 0 is not negative: the point counts (here its p50 and p99)");
+    ADD(128, 220, 0, 0, .4), ADD(64, 200, .1, .2, .3), ADD(32, 150, .1, .2, .3);
+    NEW("batch 1 is a batch like any other (here the fastest)");
+    ADD(1, 300, .05, .1, .15), ADD(2, 200, .1, .2, .3), ADD(4, 150, .1, .2, .3);
+    NEW("runs come in any order: the median of their speeds, not the middle run as passed");
+    ADD(32, 150, .1, .2, .3), ADD(64, 300, .1, .2, .3), ADD(64, 100, .1, .2, .3), ADD(64, 160, .1, .2, .3);
+    NEW("a batch faster by less than one frame/s is faster");
+    ADD(32, 200, .1, .2, .3), ADD(64, 200, .1, .2, .3), ADD(16, 100, .1, .2, .3);
+    s->p[1].fps = s->p[0].fps + 0.25;
 #undef ADD
 #undef NEW
-    static const int want[] = {64, 16, 128, 32, 64, 32, 64, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0};
+    static const int want[] = {64, 16, 128, 32, 64, 32, 64, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0, 128, 1, 64, 64};
     cr_assert(ns == (int)(sizeof want / sizeof want[0]), "grader error: %d sweeps, %d answers", ns,
               (int)(sizeof want / sizeof want[0]));
     for (int i = 0; i < ns; i++) {
@@ -533,6 +555,13 @@ XL_TEST(batch, choose, 5, XL_CPU,
     expect_choice(ok->p, ok->n, 1e-300, 256, 0, "a tiny bound_ms is valid: no batch meets it, 0");
     expect_choice(ok->p, ok->n, bound, 1, 0, "max_batch 1 is valid: no batch of the sweep is that small, 0");
     expect_choice(ok->p, ok->n, bound, INT_MAX, 64, "max_batch INT_MAX: every batch under it");
+
+    /* what a call allocates it frees: repeated on the largest sweep, the heap does not grow */
+    choose_ctx cc = {&sw[0], bound};
+    for (int i = 1; i < ns; i++)
+        cc.s = sw[i].n > cc.s->n ? &sw[i] : cc.s;
+    kit_expect_no_heap_leak(choose_once, &cc, "lab_choose_batch",
+                            "something it mallocs is not freed before it returns");
 }
 
 /* ===== Part B: lab_max_batch ===== */
@@ -1245,7 +1274,7 @@ static void hazard_case(world *w, const char *name, int mode, cfg c, int nb, uin
 XL_TEST(hazard, buffers, 15, XL_GPU,
         "no pinned slot refilled before its copy in read it, no device buffer overwritten while the model reads it, "
         "no result read before it arrived, no executor shared between streams, results in order when batches finish "
-        "out of order (model slowed to 2 ms; one batch held up 20 ms)",
+        "out of order (model slowed to 2 ms; one batch, or its copy in, held up 20 ms)",
         6)
 {
     world w;
@@ -1691,6 +1720,10 @@ static void failed_run(world *w, loop_t *lp, int mode, int batch, int late)
     fr_log lg = fr_log_get(w->src);
     cr_assert(lg.late == 0, "%s: %d decode calls came after it returned: lab.h: the workers stop when the run returns",
               s->what, lg.late);
+    for (int f = 0; f < frames; f++)
+        cr_assert(lg.frame[f].decodes == 0 || lg.frame[f].end_ms <= s->t1_ms, "%s: frame %d's decode was still "
+                  "running %.2f ms after the run returned: lab.h: when the run returns, no worker is still in it (wait "
+                  "until every worker has left the run)", s->what, f, lg.frame[f].end_ms - s->t1_ms);
     int p = 0;
     while (p < frames && lg.frame[p].delivered > 0)
         p++;

@@ -282,11 +282,7 @@ void kit_expect_released(kit_held before, const char *what)
               "matching destroy/free", what, grew);
 }
 
-/* expect_no_heap_leak - the full attempt again, in KIT_HEAP_ROUNDS rounds of KIT_REPEAT_MIN to KIT_REPEAT_MAX calls;
- * fails when the host heap grew by more than KIT_HEAP_PER_CALL a call in every round (a round or two can be the CUDA
- * runtime or the C library growing a table of their own; a leak in every call grows every round, by at least the
- * 32 bytes of malloc's smallest block a call) */
-static void expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *what)
+void kit_expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *what, const char *hint)
 {
     double t0 = xl_now_ms();
     cr_assert(attempt(ctx) == 0, "%s failed when called again (see its message above)", what);
@@ -305,10 +301,9 @@ static void expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char
         all += grew[r];
     }
     cr_assert(least <= bar,
-              "%s and its destroy, called %d times in each of %d rounds, left the host heap %zu, %zu and %zu bytes "
-              "larger (about %zu bytes a call): something it mallocs (a struct, an array of buffers, streams or "
-              "events) is not freed by its destroy",
-              what, reps, KIT_HEAP_ROUNDS, grew[0], grew[1], grew[2], all / (KIT_HEAP_ROUNDS * (size_t)reps));
+              "%s, called %d times in each of %d rounds, left the host heap %zu, %zu and %zu bytes larger (about %zu "
+              "bytes a call): %s", what, reps, KIT_HEAP_ROUNDS, grew[0], grew[1], grew[2],
+              all / (KIT_HEAP_ROUNDS * (size_t)reps), hint);
 }
 
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
@@ -322,7 +317,9 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
         xl_fail_create_after(-1);
         if (!fired) {
             cr_assert(failed == 0, "%s failed although all its %ld creates succeeded (see its message above)", what, k);
-            expect_no_heap_leak(attempt, ctx, what);
+            snprintf(w, sizeof w, "%s and its destroy", what);
+            kit_expect_no_heap_leak(attempt, ctx, w, "something it mallocs (a struct, an array of buffers, streams "
+                                    "or events) is not freed by its destroy");
             return k;
         }
         cudaError_t left = cudaGetLastError();

@@ -137,6 +137,12 @@ kit_held kit_held_now(void);
  * KIT_HEAP_SLACK; what names the calls made since (e.g. "lab_pool_create, two lab_pool_get and lab_pool_destroy") */
 void kit_expect_released(kit_held before, const char *what);
 
+/* kit_expect_no_heap_leak - attempt (0 when it worked) again, in KIT_HEAP_ROUNDS rounds of KIT_REPEAT_MIN to
+ * KIT_REPEAT_MAX calls: fails, naming what and saying hint, when the host heap grew by more than KIT_HEAP_PER_CALL a
+ * call in every round (a round or two can be the CUDA runtime or the C library growing a table of their own; a leak
+ * in every call grows every round, by at least the 32 bytes of malloc's smallest block a call) */
+void kit_expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *what, const char *hint);
+
 /* kit_expect_create_failures - the failure paths of a create, every one: attempt(ctx) is called with its first
  * create (a device or pinned allocation, a stream, an event, an advice) failing as out of memory, then its second,
  * and so on, until it makes all its creates without a failure. attempt returns 1 when the call under test reported the
