@@ -77,6 +77,8 @@ struct fr_source {
     double fail_wait_ms;    /* how long its decode sleeps before it fails */
     pthread_mutex_t lock;   /* guards what follows; never held while a frame is made */
     std::atomic<int> open;  /* a job is open (fr_job to fr_close) */
+    std::atomic<int> busy;  /* decode calls running now */
+    int busy_at_close;      /* and when fr_close closed the job */
     int frames, batch, first; /* the job as given */
     int rec_frames;         /* frames recorded: frames clamped to 0 .. max_frames */
     int job_fail;           /* the job's failing frame; -1: none */
@@ -207,8 +209,9 @@ extern "C" void fr_make(const fr_source *s, int f, uint8_t *dst, int spin)
 
 /* ===== The job's callbacks ===== */
 
-/* fr_decode - lab_job.decode: the job's frame k (the source's first + k) into dst, spun to cpu_us; records it */
-static int fr_decode(int k, uint8_t *dst, void *ctx)
+/* decode_frame - the work of fr_decode: the job's frame k (the source's first + k) into dst, spun to cpu_us;
+ * records it */
+static int decode_frame(int k, uint8_t *dst, void *ctx)
 {
     fr_source *s = (fr_source *)ctx;
     double t0 = xl_now_ms();
@@ -248,6 +251,16 @@ static int fr_decode(int k, uint8_t *dst, void *ctx)
     }
     pthread_mutex_unlock(&s->lock);
     return 0;
+}
+
+/* fr_decode - lab_job.decode: decode_frame, counted in the source's busy while it runs */
+static int fr_decode(int k, uint8_t *dst, void *ctx)
+{
+    fr_source *s = (fr_source *)ctx;
+    s->busy++;
+    int rc = decode_frame(k, dst, ctx);
+    s->busy--;
+    return rc;
 }
 
 /* fr_deliver - lab_job.deliver: records the call and copies each result into the job's results at its index */
@@ -308,8 +321,10 @@ extern "C" lab_job fr_job(fr_source *s, int frames, int batch, int first)
 
 extern "C" void fr_close(fr_source *s)
 {
-    if (s)
-        s->open = 0;
+    if (!s)
+        return;
+    s->open = 0;
+    s->busy_at_close = s->busy.load();
 }
 
 extern "C" fr_log fr_log_get(const fr_source *s)
@@ -329,6 +344,7 @@ extern "C" fr_log fr_log_get(const fr_source *s)
     log.bad_range = s->bad_range;
     log.late = s->late;
     log.failed = s->failed;
+    log.busy_at_close = s->busy_at_close;
     log.results = s->results;
     pthread_mutex_unlock(&w->lock);
     return log;

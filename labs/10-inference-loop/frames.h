@@ -87,6 +87,8 @@ typedef struct {
     int bad_range;   /* decode or deliver calls that named frames outside 0 .. frames - 1 */
     int late;        /* decode calls after fr_close */
     int failed;      /* decode calls that returned -1 (fr_fail_at) */
+    int busy_at_close; /* decode calls still running when fr_close closed the job (0 is right: a run returns once
+                        * every decode of it has) */
     const lab_result *results; /* frames of them, as delivered (the poison where none was) */
 } fr_log;
 

@@ -43,12 +43,6 @@ enum slot_state {
     SLOT_ISSUED /* its copy in is queued: wait for its copied event before writing it again */
 };
 
-/* What a worker thread is given. */
-typedef struct {
-    lab_loop *L;
-    int index; /* 0 .. workers - 1: it decodes frames index, index + workers, ... */
-} worker_arg;
-
 struct lab_loop {
     int max_batch, streams, workers, slots;
 
@@ -70,7 +64,6 @@ struct lab_loop {
 
     /* the workers */
     pthread_t thread[LAB_WORKERS_MAX];
-    worker_arg arg[LAB_WORKERS_MAX];
     int started;          /* threads started: lab_loop_destroy joins them */
     pthread_mutex_t lock; /* error-checking (a lock mistake is reported, not a silent race); guards what follows */
     pthread_cond_t work;  /* the workers wait here: for a run, for their slot, for quit */
@@ -85,6 +78,7 @@ struct lab_loop {
     enum slot_state state[LAB_SLOTS_MAX];
     int takes[LAB_SLOTS_MAX];   /* the batch slot k takes now: only its frames may be decoded into it */
     int decoded[LAB_SLOTS_MAX]; /* frames of that batch decoded so far */
+    int next;                   /* the run's next frame to claim */
 };
 
 /* ===== Locking, checked ===== */
@@ -259,18 +253,19 @@ extern "C" int lab_run_async(lab_loop *L, const lab_job *job)
 
 /* ===== The pipelined run: the workers ===== */
 
-/* decode_share - worker w's frames of the open run, w, w + workers, ..., each into its batch's slot once the slot is
- * free for that batch; returns at a failed decode, its own or another worker's. Called, and returns, holding the
- * lock. */
-static void decode_share(lab_loop *L, int w)
+/* decode_share - the open run's frames, claimed in order by whichever worker is free (the oldest frame not yet
+ * claimed; a worker never runs batches ahead of the others, so a frame waits only for its own batch), each into its
+ * batch's slot once the slot is free for that batch; returns when none is left, or at a failed decode, its own or
+ * another worker's. Called, and returns, holding the lock. */
+static void decode_share(lab_loop *L)
 {
     const lab_job *job = L->job;
-    for (int f = w; f < job->frames; f += L->workers) {
-        int i = f / job->batch, k = i % L->slots;
-        while (!L->failed && L->takes[k] != i) /* batch i - slots has slot k until it is issued */
-            sleep_on(&L->work, L);
-        if (L->failed)
+    for (;;) {
+        while (!L->failed && L->next < job->frames && L->takes[L->next / job->batch % L->slots] != L->next / job->batch)
+            sleep_on(&L->work, L); /* batch i - slots has the slot until it is issued */
+        if (L->failed || L->next >= job->frames)
             return;
+        int f = L->next++, i = f / job->batch, k = i % L->slots;
         if (L->state[k] == SLOT_ISSUED) { /* its copy in may still be reading it */
             unlock(L);
             XL_CHECK(cudaEventSynchronize(L->copied[k]));
@@ -296,8 +291,7 @@ static void decode_share(lab_loop *L, int w)
  * every run */
 static void *worker_main(void *arg)
 {
-    const worker_arg *me = (const worker_arg *)arg;
-    lab_loop *L = me->L;
+    lab_loop *L = (lab_loop *)arg;
     int runs = 0; /* the runs this worker has taken part in */
     lock(L);
     for (;;) {
@@ -306,7 +300,7 @@ static void *worker_main(void *arg)
         if (L->quit)
             break;
         runs = L->runs;
-        decode_share(L, me->index);
+        decode_share(L);
         L->idle++;
         pthread_cond_signal(&L->ready);
     }
@@ -323,6 +317,7 @@ static void open_run(lab_loop *L, const lab_job *job)
     L->job = job;
     L->failed = 0;
     L->idle = 0;
+    L->next = 0;
     std::fill(L->state, L->state + LAB_SLOTS_MAX, SLOT_FREE); /* a failed run may have left any of them part-made */
     std::iota(L->takes, L->takes + LAB_SLOTS_MAX, 0);         /* slot k takes batch k first */
     std::fill(L->decoded, L->decoded + LAB_SLOTS_MAX, 0);
@@ -430,9 +425,7 @@ static int make_exec(lab_loop *L, const mdl_model *m, int s)
 /* start_worker - starts worker w; 1, or 0 with one line */
 static int start_worker(lab_loop *L, int w)
 {
-    worker_arg *a = &L->arg[w];
-    *a = worker_arg{L, w};
-    int err = pthread_create(&L->thread[w], NULL, worker_main, a);
+    int err = pthread_create(&L->thread[w], NULL, worker_main, L);
     if (err != 0) {
         fprintf(stderr, "lab_loop_create: worker %d of %d could not be started: %s\n", w + 1, L->workers,
                 strerror(err));
