@@ -43,6 +43,12 @@ enum slot_state {
     SLOT_ISSUED /* its copy in is queued: wait for its copied event before writing it again */
 };
 
+/* What a worker thread is given. */
+typedef struct {
+    lab_loop *L;
+    int index; /* 0 .. workers - 1: its first frame of each run */
+} worker_arg;
+
 struct lab_loop {
     int max_batch, streams, workers, slots;
 
@@ -64,6 +70,7 @@ struct lab_loop {
 
     /* the workers */
     pthread_t thread[LAB_WORKERS_MAX];
+    worker_arg arg[LAB_WORKERS_MAX];
     int started;          /* threads started: lab_loop_destroy joins them */
     pthread_mutex_t lock; /* error-checking (a lock mistake is reported, not a silent race); guards what follows */
     pthread_cond_t work;  /* the workers wait here: for a run, for their slot, for quit */
@@ -78,7 +85,7 @@ struct lab_loop {
     enum slot_state state[LAB_SLOTS_MAX];
     int takes[LAB_SLOTS_MAX];   /* the batch slot k takes now: only its frames may be decoded into it */
     int decoded[LAB_SLOTS_MAX]; /* frames of that batch decoded so far */
-    int next;                   /* the run's next frame to claim */
+    int next;                   /* the run's next frame to claim (frames 0 .. workers - 1 are the workers' firsts) */
 };
 
 /* ===== Locking, checked ===== */
@@ -253,19 +260,20 @@ extern "C" int lab_run_async(lab_loop *L, const lab_job *job)
 
 /* ===== The pipelined run: the workers ===== */
 
-/* decode_share - the open run's frames, claimed in order by whichever worker is free (the oldest frame not yet
- * claimed; a worker never runs batches ahead of the others, so a frame waits only for its own batch), each into its
- * batch's slot once the slot is free for that batch; returns when none is left, or at a failed decode, its own or
- * another worker's. Called, and returns, holding the lock. */
-static void decode_share(lab_loop *L)
+/* decode_share - worker w's part of the open run: its own frame w first (so that every worker decodes in a run of W
+ * frames or more), then the oldest frame no worker has claimed, again and again (no worker runs batches ahead of the
+ * others: a frame waits only for its own batch), each into its batch's slot once the slot is free for that batch;
+ * returns when none is left, or at a failed decode, its own or another worker's. Called, and returns, holding the
+ * lock. */
+static void decode_share(lab_loop *L, int w)
 {
     const lab_job *job = L->job;
-    for (;;) {
-        while (!L->failed && L->next < job->frames && L->takes[L->next / job->batch % L->slots] != L->next / job->batch)
-            sleep_on(&L->work, L); /* batch i - slots has the slot until it is issued */
-        if (L->failed || L->next >= job->frames)
+    for (int f = w < job->frames ? w : L->next++; f < job->frames && !L->failed; f = L->next++) {
+        int i = f / job->batch, k = i % L->slots;
+        while (!L->failed && L->takes[k] != i) /* batch i - slots has slot k until it is issued */
+            sleep_on(&L->work, L);
+        if (L->failed)
             return;
-        int f = L->next++, i = f / job->batch, k = i % L->slots;
         if (L->state[k] == SLOT_ISSUED) { /* its copy in may still be reading it */
             unlock(L);
             XL_CHECK(cudaEventSynchronize(L->copied[k]));
@@ -291,7 +299,8 @@ static void decode_share(lab_loop *L)
  * every run */
 static void *worker_main(void *arg)
 {
-    lab_loop *L = (lab_loop *)arg;
+    const worker_arg *me = (const worker_arg *)arg;
+    lab_loop *L = me->L;
     int runs = 0; /* the runs this worker has taken part in */
     lock(L);
     for (;;) {
@@ -300,7 +309,7 @@ static void *worker_main(void *arg)
         if (L->quit)
             break;
         runs = L->runs;
-        decode_share(L);
+        decode_share(L, me->index);
         L->idle++;
         pthread_cond_signal(&L->ready);
     }
@@ -317,7 +326,7 @@ static void open_run(lab_loop *L, const lab_job *job)
     L->job = job;
     L->failed = 0;
     L->idle = 0;
-    L->next = 0;
+    L->next = L->workers;
     std::fill(L->state, L->state + LAB_SLOTS_MAX, SLOT_FREE); /* a failed run may have left any of them part-made */
     std::iota(L->takes, L->takes + LAB_SLOTS_MAX, 0);         /* slot k takes batch k first */
     std::fill(L->decoded, L->decoded + LAB_SLOTS_MAX, 0);
@@ -425,7 +434,8 @@ static int make_exec(lab_loop *L, const mdl_model *m, int s)
 /* start_worker - starts worker w; 1, or 0 with one line */
 static int start_worker(lab_loop *L, int w)
 {
-    int err = pthread_create(&L->thread[w], NULL, worker_main, L);
+    L->arg[w] = worker_arg{L, w};
+    int err = pthread_create(&L->thread[w], NULL, worker_main, &L->arg[w]);
     if (err != 0) {
         fprintf(stderr, "lab_loop_create: worker %d of %d could not be started: %s\n", w + 1, L->workers,
                 strerror(err));
