@@ -64,3 +64,25 @@ void xl_check_failed(cudaError_t err, const char *call, const char *file, int li
     xl_fail("%s:%d: %s failed: %s%s%s%s", file, line, call, cudaGetErrorString(err),
             *hint ? " (" : "", hint, *hint ? ")" : "");
 }
+
+int xl_refuse(const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", fn);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return -1;
+}
+
+int xl_cuda_failed(cudaError_t err, const char *fn, const char *call)
+{
+    if (err == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    const char *hint = xl_cuda_hint(err);
+    fprintf(stderr, "%s: %s failed: %s%s%s%s\n", fn, call, cudaGetErrorString(err), *hint ? " (" : "", hint,
+            *hint ? ")" : "");
+    return 1;
+}

@@ -30,6 +30,14 @@ void xl_check_failed(cudaError_t err, const char *call, const char *file, int li
 /* xl_cuda_hint - a short sentence naming the usual causes of err; "" when there is none */
 const char *xl_cuda_hint(cudaError_t err);
 
+/* xl_refuse - prints "fn: " and the message (printf format) as one line of stderr; returns -1, for a refusal of bad
+ * arguments: "return xl_refuse(fn, ...);" */
+int xl_refuse(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* xl_cuda_failed - 0 for cudaSuccess; else clears the error, prints "fn: call failed: error (hint)" on one line (as
+ * XL_CHECK words it) and returns 1: for code that must go on after a failed call (release, report, return -1) */
+int xl_cuda_failed(cudaError_t err, const char *fn, const char *call);
+
 #ifdef __cplusplus
 }
 #endif

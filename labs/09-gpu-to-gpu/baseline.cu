@@ -8,7 +8,6 @@
  * capped grid. At the end: fresh data on a GPU and a hash of device memory, so that large results are checked
  * without downloading them.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,29 +20,6 @@
 
 /* ===== Small helpers ===== */
 
-/* refuse - prints "fn: " and the message on one line of stderr; -1 */
-static int refuse(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int refuse(const char *fn, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", fn);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return -1;
-}
-
-/* failed - 0 for cudaSuccess; else clears the error, says which call failed, naming fn, and returns 1 */
-static int failed(cudaError_t err, const char *fn, const char *call)
-{
-    if (err == cudaSuccess)
-        return 0;
-    (void)cudaGetLastError();
-    fprintf(stderr, "%s: %s failed: %s\n", fn, call, cudaGetErrorString(err));
-    return 1;
-}
-
 /* no_device - 1 (with a line naming fn and role) when d is not an ordinal of this host's devices, else 0 */
 static int no_device(const char *fn, const char *role, int d)
 {
@@ -54,7 +30,7 @@ static int no_device(const char *fn, const char *role, int d)
     }
     if (d >= 0 && d < devices)
         return 0;
-    refuse(fn, "%s is %d, not a device of this host (it has %d)", role, d, devices);
+    xl_refuse(fn, "%s is %d, not a device of this host (it has %d)", role, d, devices);
     return 1;
 }
 
@@ -73,7 +49,7 @@ extern "C" int base_peer_enable(int a, int b, int *owned)
 {
     static const char fn[] = "base_peer_enable";
     if (owned == NULL)
-        return refuse(fn, "owned is NULL");
+        return xl_refuse(fn, "owned is NULL");
     *owned = 0;
     if (no_device(fn, "a", a) || no_device(fn, "b", b))
         return -1;
@@ -92,7 +68,7 @@ extern "C" int base_peer_enable(int a, int b, int *owned)
         cudaError_t err = cudaDeviceEnablePeerAccess(to[w], 0);
         if (err == cudaErrorPeerAccessAlreadyEnabled) {
             (void)cudaGetLastError(); /* enabled before us: leave it to whoever did */
-        } else if (failed(err, fn, "cudaDeviceEnablePeerAccess")) {
+        } else if (xl_cuda_failed(err, fn, "cudaDeviceEnablePeerAccess")) {
             XL_CHECK(cudaSetDevice(was));
             base_peer_disable(a, b, *owned);
             *owned = 0;
@@ -115,11 +91,11 @@ extern "C" void base_peer_disable(int a, int b, int owned)
     XL_CHECK(cudaGetDevice(&was));
     if (owned & BASE_OWN_AB) {
         XL_CHECK(cudaSetDevice(a));
-        failed(cudaDeviceDisablePeerAccess(b), "base_peer_disable", "cudaDeviceDisablePeerAccess");
+        xl_cuda_failed(cudaDeviceDisablePeerAccess(b), "base_peer_disable", "cudaDeviceDisablePeerAccess");
     }
     if (owned & BASE_OWN_BA) {
         XL_CHECK(cudaSetDevice(b));
-        failed(cudaDeviceDisablePeerAccess(a), "base_peer_disable", "cudaDeviceDisablePeerAccess");
+        xl_cuda_failed(cudaDeviceDisablePeerAccess(a), "base_peer_disable", "cudaDeviceDisablePeerAccess");
     }
     XL_CHECK(cudaSetDevice(was));
 }
@@ -130,7 +106,7 @@ extern "C" int base_peer_copy(void *dst, int dst_dev, const void *src, int src_d
     if (no_device(fn, "dst_dev", dst_dev) || no_device(fn, "src_dev", src_dev))
         return -1;
     if (bytes > 0 && (dst == NULL || src == NULL))
-        return refuse(fn, "%s is NULL and bytes is %zu", dst == NULL ? "dst" : "src", bytes);
+        return xl_refuse(fn, "%s is NULL and bytes is %zu", dst == NULL ? "dst" : "src", bytes);
     if (bytes > 0)
         XL_CHECK(cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, stream));
     return 0;
@@ -165,14 +141,14 @@ extern "C" base_stage *base_stage_create(int src_dev, int dst_dev, size_t chunk_
 {
     static const char fn[] = "base_stage_create";
     if (chunk_bytes < 1 || chunk_bytes > LAB_CHUNK_MAX) {
-        refuse(fn, "chunk_bytes is %zu: it must be 1 to %zu", chunk_bytes, LAB_CHUNK_MAX);
+        xl_refuse(fn, "chunk_bytes is %zu: it must be 1 to %zu", chunk_bytes, LAB_CHUNK_MAX);
         return NULL;
     }
     if (no_device(fn, "src_dev", src_dev) || no_device(fn, "dst_dev", dst_dev))
         return NULL;
     base_stage *s = (base_stage *)calloc(1, sizeof(base_stage));
     if (s == NULL) {
-        refuse(fn, "no host memory for the stage");
+        xl_refuse(fn, "no host memory for the stage");
         return NULL;
     }
     s->src_dev = src_dev;
@@ -180,15 +156,15 @@ extern "C" base_stage *base_stage_create(int src_dev, int dst_dev, size_t chunk_
     s->chunk_bytes = chunk_bytes;
     int was = 0;
     XL_CHECK(cudaGetDevice(&was));
-    int bad = failed(cudaHostAlloc(&s->buf_a, chunk_bytes, cudaHostAllocPortable), fn, "cudaHostAlloc (A)") ||
-              failed(cudaHostAlloc(&s->buf_b, chunk_bytes, cudaHostAllocPortable), fn, "cudaHostAlloc (B)");
+    int bad = xl_cuda_failed(cudaHostAlloc(&s->buf_a, chunk_bytes, cudaHostAllocPortable), fn, "cudaHostAlloc (A)") ||
+              xl_cuda_failed(cudaHostAlloc(&s->buf_b, chunk_bytes, cudaHostAllocPortable), fn, "cudaHostAlloc (B)");
     if (!bad) {
         XL_CHECK(cudaSetDevice(src_dev));
-        bad = failed(cudaEventCreateWithFlags(&s->out_done, cudaEventDisableTiming), fn, "cudaEventCreate (out)");
+        bad = xl_cuda_failed(cudaEventCreateWithFlags(&s->out_done, cudaEventDisableTiming), fn, "cudaEventCreate (out)");
     }
     if (!bad) {
         XL_CHECK(cudaSetDevice(dst_dev));
-        bad = failed(cudaEventCreateWithFlags(&s->in_done, cudaEventDisableTiming), fn, "cudaEventCreate (in)");
+        bad = xl_cuda_failed(cudaEventCreateWithFlags(&s->in_done, cudaEventDisableTiming), fn, "cudaEventCreate (in)");
     }
     XL_CHECK(cudaSetDevice(was));
     if (bad) {
@@ -202,11 +178,11 @@ extern "C" base_stage *base_stage_create(int src_dev, int dst_dev, size_t chunk_
 static int stage_refused(const char *fn, const base_stage *s, const void *dst, const void *src, size_t bytes)
 {
     if (s == NULL)
-        return refuse(fn, "s is NULL");
+        return xl_refuse(fn, "s is NULL");
     if (bytes > 0 && dst == NULL)
-        return refuse(fn, "dst is NULL and bytes is %zu", bytes);
+        return xl_refuse(fn, "dst is NULL and bytes is %zu", bytes);
     if (bytes > 0 && src == NULL)
-        return refuse(fn, "src is NULL and bytes is %zu", bytes);
+        return xl_refuse(fn, "src is NULL and bytes is %zu", bytes);
     return 0;
 }
 
@@ -282,15 +258,15 @@ static __global__ void add_words(uint32_t *out, const uint32_t *src, size_t word
 static int read_refused(const char *fn, const lab_read_job *j, int reps, int check_scratch, const uint32_t *scratch)
 {
     if (j == NULL)
-        return refuse(fn, "j is NULL");
+        return xl_refuse(fn, "j is NULL");
     if (reps < 0)
-        return refuse(fn, "reps is %d: it must be 0 or more", reps);
+        return xl_refuse(fn, "reps is %d: it must be 0 or more", reps);
     if (no_device(fn, "out_dev", j->out_dev) || no_device(fn, "src_dev", j->src_dev))
         return -1;
     if (j->words > SIZE_MAX / sizeof(uint32_t))
-        return refuse(fn, "words is %zu: its bytes are past SIZE_MAX", j->words);
+        return xl_refuse(fn, "words is %zu: its bytes are past SIZE_MAX", j->words);
     if (j->words > 0 && (j->out == NULL || j->src == NULL || (check_scratch && scratch == NULL)))
-        return refuse(fn, "a pointer is NULL (out %p, src %p, scratch %p) with %zu words", (void *)j->out,
+        return xl_refuse(fn, "a pointer is NULL (out %p, src %p, scratch %p) with %zu words", (void *)j->out,
                       (const void *)j->src, (const void *)scratch, j->words);
     return 0;
 }
@@ -376,11 +352,11 @@ extern "C" int base_fill_mix(void *p, int dev, size_t bytes, uint64_t seed, cuda
     if (bytes == 0)
         return 0;
     int was = 0;
-    if (failed(cudaGetDevice(&was), fn, "cudaGetDevice") || failed(cudaSetDevice(dev), fn, "cudaSetDevice"))
+    if (xl_cuda_failed(cudaGetDevice(&was), fn, "cudaGetDevice") || xl_cuda_failed(cudaSetDevice(dev), fn, "cudaSetDevice"))
         return -1;
     fill_bytes<<<grid_of(bytes), THREADS, 0, s>>>((unsigned char *)p, bytes, seed);
-    int bad = failed(cudaGetLastError(), fn, "the fill kernel's launch");
-    bad |= failed(cudaSetDevice(was), fn, "cudaSetDevice (back)");
+    int bad = xl_cuda_failed(cudaGetLastError(), fn, "the fill kernel's launch");
+    bad |= xl_cuda_failed(cudaSetDevice(was), fn, "cudaSetDevice (back)");
     return bad ? -1 : 0;
 }
 
@@ -395,22 +371,22 @@ extern "C" uint64_t base_hash(const void *p, int dev, size_t bytes, cudaStream_t
     if (bytes == 0)
         return 0;
     int was = 0;
-    if (failed(cudaGetDevice(&was), fn, "cudaGetDevice")) {
+    if (xl_cuda_failed(cudaGetDevice(&was), fn, "cudaGetDevice")) {
         if (ok != NULL)
             *ok = 0;
         return 0;
     }
     unsigned long long sum = 0;
-    int bad = failed(cudaSetDevice(dev), fn, "cudaSetDevice");
+    int bad = xl_cuda_failed(cudaSetDevice(dev), fn, "cudaSetDevice");
     if (!bad) {
         hash_zero<<<1, 1, 0, s>>>();
         hash_bytes<<<grid_of(bytes), THREADS, 0, s>>>((const unsigned char *)p, bytes);
-        bad = failed(cudaGetLastError(), fn, "the hash kernels' launch") ||
-              failed(cudaMemcpyFromSymbolAsync(&sum, hash_sum, sizeof sum, 0, cudaMemcpyDeviceToHost, s), fn,
+        bad = xl_cuda_failed(cudaGetLastError(), fn, "the hash kernels' launch") ||
+              xl_cuda_failed(cudaMemcpyFromSymbolAsync(&sum, hash_sum, sizeof sum, 0, cudaMemcpyDeviceToHost, s), fn,
                      "cudaMemcpyFromSymbolAsync") ||
-              failed(cudaStreamSynchronize(s), fn, "cudaStreamSynchronize");
+              xl_cuda_failed(cudaStreamSynchronize(s), fn, "cudaStreamSynchronize");
     }
-    bad |= failed(cudaSetDevice(was), fn, "cudaSetDevice (back)");
+    bad |= xl_cuda_failed(cudaSetDevice(was), fn, "cudaSetDevice (back)");
     if (bad) {
         if (ok != NULL)
             *ok = 0;

@@ -12,7 +12,6 @@
  * what the function made. Threads sleep on condition variables between runs; nothing here spins but decode itself.
  */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,34 +37,8 @@
 
 /* ===== Small helpers ===== */
 
-/* refuse - prints "fn: " and the message on one line of stderr; -1 */
-static int refuse(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int refuse(const char *fn, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", fn);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return -1;
-}
-
-/* cuda_failed - 0 for cudaSuccess; else clears the error, prints "fn: call failed: error (hint)" on one line (as
- * common/check.h's XL_CHECK words it) and returns 1 */
-static int cuda_failed(cudaError_t err, const char *fn, const char *call)
-{
-    if (err == cudaSuccess)
-        return 0;
-    (void)cudaGetLastError();
-    const char *hint = xl_cuda_hint(err);
-    fprintf(stderr, "%s: %s failed: %s%s%s%s\n", fn, call, cudaGetErrorString(err), *hint ? " (" : "", hint,
-            *hint ? ")" : "");
-    return 1;
-}
-
 /* FAILED - checks one CUDA call, naming the function fn in scope: 1 (with the line printed) when it failed, else 0 */
-#define FAILED(call) cuda_failed((call), fn, #call)
+#define FAILED(call) xl_cuda_failed((call), fn, #call)
 
 /* frames_in - the frames of batch b of a job of frames frames in batches of batch (the last one holds what is left) */
 static int frames_in(int frames, int batch, int b)
@@ -194,15 +167,15 @@ extern "C" void base_loop_destroy(base_loop *L)
 static int loop_args_refused(const char *fn, const mdl_model *m, int max_batch, int streams, int workers, int slots)
 {
     if (m == NULL)
-        return refuse(fn, "m is NULL: make the model with mdl_create first");
+        return xl_refuse(fn, "m is NULL: make the model with mdl_create first");
     if (max_batch < 1 || max_batch > LAB_BATCH_MAX)
-        return refuse(fn, "max_batch is %d: it must be 1 to %d", max_batch, LAB_BATCH_MAX);
+        return xl_refuse(fn, "max_batch is %d: it must be 1 to %d", max_batch, LAB_BATCH_MAX);
     if (streams < 1 || streams > LAB_STREAMS_MAX)
-        return refuse(fn, "streams is %d: it must be 1 to %d", streams, LAB_STREAMS_MAX);
+        return xl_refuse(fn, "streams is %d: it must be 1 to %d", streams, LAB_STREAMS_MAX);
     if (workers < 1 || workers > LAB_WORKERS_MAX)
-        return refuse(fn, "workers is %d: it must be 1 to %d", workers, LAB_WORKERS_MAX);
+        return xl_refuse(fn, "workers is %d: it must be 1 to %d", workers, LAB_WORKERS_MAX);
     if (slots < 2 || slots > LAB_SLOTS_MAX)
-        return refuse(fn, "slots is %d: it must be 2 to %d", slots, LAB_SLOTS_MAX);
+        return xl_refuse(fn, "slots is %d: it must be 2 to %d", slots, LAB_SLOTS_MAX);
     return 0;
 }
 
@@ -214,7 +187,7 @@ static int loop_make_buffers(const char *fn, base_loop *L)
     L->host_px = (uint8_t *)malloc(px);
     L->host_res = (lab_result *)malloc(res);
     if (L->host_px == NULL || L->host_res == NULL)
-        return refuse(fn, "no host memory for the blocking loop's buffers (%zu bytes)", px + res);
+        return xl_refuse(fn, "no host memory for the blocking loop's buffers (%zu bytes)", px + res);
     for (int k = 0; k < L->slots; k++) {
         if (FAILED(cudaMallocHost((void **)&L->slot_px[k], px)) ||
             FAILED(cudaMallocHost((void **)&L->slot_res[k], res)) ||
@@ -228,7 +201,7 @@ static int loop_make_buffers(const char *fn, base_loop *L)
             return -1;
         L->exec[s] = mdl_exec_create(L->m, L->max_batch);
         if (L->exec[s] == NULL)
-            return refuse(fn, "stream %d's executor could not be made", s);
+            return xl_refuse(fn, "stream %d's executor could not be made", s);
     }
     return 0;
 }
@@ -239,14 +212,14 @@ static int loop_start_workers(const char *fn, base_loop *L)
 {
     if (pthread_mutex_init(&L->mu, NULL) != 0 || pthread_cond_init(&L->work_cv, NULL) != 0 ||
         pthread_cond_init(&L->free_cv, NULL) != 0 || pthread_cond_init(&L->ready_cv, NULL) != 0)
-        return refuse(fn, "could not make the workers' mutex and condition variables");
+        return xl_refuse(fn, "could not make the workers' mutex and condition variables");
     L->sync_made = 1;
     for (int w = 0; w < L->workers; w++) {
         L->worker[w].L = L;
         L->worker[w].index = w;
         int err = pthread_create(&L->worker[w].thread, NULL, loop_worker_main, &L->worker[w]);
         if (err != 0)
-            return refuse(fn, "worker %d of %d did not start: %s", w + 1, L->workers, strerror(err));
+            return xl_refuse(fn, "worker %d of %d did not start: %s", w + 1, L->workers, strerror(err));
         L->started++;
     }
     return 0;
@@ -259,7 +232,7 @@ extern "C" base_loop *base_loop_create(const mdl_model *m, int max_batch, int st
         return NULL;
     base_loop *L = (base_loop *)calloc(1, sizeof(base_loop));
     if (L == NULL) {
-        refuse(fn, "no host memory for the loop");
+        xl_refuse(fn, "no host memory for the loop");
         return NULL;
     }
     L->m = m;
@@ -280,15 +253,15 @@ extern "C" base_loop *base_loop_create(const mdl_model *m, int max_batch, int st
 static int job_refused(const char *fn, const base_loop *L, const lab_job *job)
 {
     if (L == NULL)
-        return refuse(fn, "L is NULL");
+        return xl_refuse(fn, "L is NULL");
     if (job == NULL)
-        return refuse(fn, "job is NULL");
+        return xl_refuse(fn, "job is NULL");
     if (job->decode == NULL || job->deliver == NULL)
-        return refuse(fn, "job->%s is NULL", job->decode == NULL ? "decode" : "deliver");
+        return xl_refuse(fn, "job->%s is NULL", job->decode == NULL ? "decode" : "deliver");
     if (job->frames < 0)
-        return refuse(fn, "job->frames is %d: it must be 0 or more", job->frames);
+        return xl_refuse(fn, "job->frames is %d: it must be 0 or more", job->frames);
     if (job->batch < 1 || job->batch > L->max_batch)
-        return refuse(fn, "job->batch is %d: it must be 1 to %d (the loop's max_batch)", job->batch, L->max_batch);
+        return xl_refuse(fn, "job->batch is %d: it must be 1 to %d (the loop's max_batch)", job->batch, L->max_batch);
     return 0;
 }
 
@@ -309,7 +282,7 @@ static int blocking_batch(const char *fn, base_loop *L, const lab_job *job, int 
     for (int k = 0; k < n; k++) {
         if (job->decode(first + k, L->host_px + (size_t)k * LAB_IMAGE_BYTES, job->ctx) != 0) {
             XL_RANGE_POP();
-            return refuse(fn, "decode failed for frame %d (batch %d): stopped", first + k, b);
+            return xl_refuse(fn, "decode failed for frame %d (batch %d): stopped", first + k, b);
         }
     }
     XL_RANGE_POP();
@@ -559,7 +532,7 @@ extern "C" int base_run_pipelined(base_loop *L, const lab_job *job)
         settle(fn, L); /* what was issued is waited for, and not delivered */
     run_end(L, rc != 0);
     if (L->fail_frame >= 0)
-        refuse(fn, "decode failed for frame %d (batch %d): stopped", L->fail_frame, L->fail_frame / job->batch);
+        xl_refuse(fn, "decode failed for frame %d (batch %d): stopped", L->fail_frame, L->fail_frame / job->batch);
     XL_RANGE_POP();
     return rc;
 }
@@ -719,7 +692,7 @@ static int stages_make_buffers(const char *fn, base_stage_bufs *b)
             FAILED(cudaMalloc((void **)&b->dev_px[s], px)) || FAILED(cudaMalloc((void **)&b->dev_res[s], res)))
             return -1;
         if (s < b->streams && (b->exec[s] = mdl_exec_create(b->m, b->max_batch)) == NULL)
-            return refuse(fn, "stream %d's executor could not be made", s);
+            return xl_refuse(fn, "stream %d's executor could not be made", s);
     }
     return 0;
 }
@@ -729,12 +702,12 @@ static int stages_start_team(const char *fn, base_stage_bufs *b)
 {
     if (pthread_mutex_init(&b->mu, NULL) != 0 || pthread_cond_init(&b->work_cv, NULL) != 0 ||
         pthread_cond_init(&b->idle_cv, NULL) != 0)
-        return refuse(fn, "could not make the team's mutex and condition variables");
+        return xl_refuse(fn, "could not make the team's mutex and condition variables");
     b->sync_made = 1;
     for (int w = 0; w < b->workers; w++) {
         int err = pthread_create(&b->thread[w], NULL, team_main, b);
         if (err != 0)
-            return refuse(fn, "worker %d of %d did not start: %s", w + 1, b->workers, strerror(err));
+            return xl_refuse(fn, "worker %d of %d did not start: %s", w + 1, b->workers, strerror(err));
         b->started++;
     }
     return 0;
@@ -745,18 +718,18 @@ extern "C" base_stage_bufs *base_stages_create(const mdl_model *m, const fr_sour
 {
     static const char fn[] = "base_stages_create";
     if (m == NULL || s == NULL) {
-        refuse(fn, "%s is NULL", m == NULL ? "m" : "s");
+        xl_refuse(fn, "%s is NULL", m == NULL ? "m" : "s");
         return NULL;
     }
     if (max_batch < 1 || max_batch > LAB_BATCH_MAX || workers < 1 || workers > LAB_WORKERS_MAX || streams < 1 ||
         streams > LAB_STREAMS_MAX) {
-        refuse(fn, "max_batch %d, workers %d, streams %d: they must be 1 to %d, %d and %d", max_batch, workers,
+        xl_refuse(fn, "max_batch %d, workers %d, streams %d: they must be 1 to %d, %d and %d", max_batch, workers,
                streams, LAB_BATCH_MAX, LAB_WORKERS_MAX, LAB_STREAMS_MAX);
         return NULL;
     }
     base_stage_bufs *b = (base_stage_bufs *)calloc(1, sizeof(base_stage_bufs));
     if (b == NULL) {
-        refuse(fn, "no host memory for the stage buffers");
+        xl_refuse(fn, "no host memory for the stage buffers");
         return NULL;
     }
     b->m = m;
@@ -831,7 +804,7 @@ static int stage_link(const char *fn, base_stage_bufs *b, int frames, int batch,
     int nb = batches_of(frames, batch), alone = nb < LINK_ALONE ? nb : LINK_ALONE;
     double *us = (double *)malloc((size_t)nb * sizeof(double)), sum_ms = 0;
     if (us == NULL)
-        return refuse(fn, "no host memory for %d batches' times", nb);
+        return xl_refuse(fn, "no host memory for %d batches' times", nb);
     XL_RANGE_PUSH("stage link");
     int rc = link_pair_ms(fn, b, frames_in(frames, batch, 0)) < 0 ? -1 : 0; /* untimed: the ring's frames read once */
     for (int i = 0; i < nb && rc == 0; i++) {
@@ -908,11 +881,11 @@ extern "C" int base_stages_run(base_stage_bufs *b, int frames, int batch, base_s
 {
     static const char fn[] = "base_stages_run";
     if (b == NULL || out == NULL)
-        return refuse(fn, "%s is NULL", b == NULL ? "b" : "out");
+        return xl_refuse(fn, "%s is NULL", b == NULL ? "b" : "out");
     if (frames < 1)
-        return refuse(fn, "frames is %d: it must be 1 or more", frames);
+        return xl_refuse(fn, "frames is %d: it must be 1 or more", frames);
     if (batch < 1 || batch > b->max_batch)
-        return refuse(fn, "batch is %d: it must be 1 to %d (the stage buffers' max_batch)", batch, b->max_batch);
+        return xl_refuse(fn, "batch is %d: it must be 1 to %d (the stage buffers' max_batch)", batch, b->max_batch);
     memset(out, 0, sizeof *out);
     stage_cpu(b, frames, batch, out);
     if (stage_link(fn, b, frames, batch, out) != 0 || stage_compute(fn, b, frames, batch, out) != 0) {
@@ -941,7 +914,7 @@ static double bal_make_us(const char *fn, const fr_source *s)
 {
     uint8_t *buf = (uint8_t *)malloc((size_t)BAL_MAKE_FRAMES * LAB_IMAGE_BYTES);
     if (buf == NULL)
-        return refuse(fn, "no host memory for %d frames", BAL_MAKE_FRAMES);
+        return xl_refuse(fn, "no host memory for %d frames", BAL_MAKE_FRAMES);
     memset(buf, 0, (size_t)BAL_MAKE_FRAMES * LAB_IMAGE_BYTES); /* first touch: its pages are not what is timed */
     double us[BAL_MAKE_FRAMES];
     fr_make(s, 0, buf, 0);
@@ -1000,7 +973,7 @@ static int bal_make(const char *fn, const mdl_model *m, int batch, bal_gpu *g)
             FAILED(cudaMalloc((void **)&g->dev_res[s], (size_t)batch * sizeof(lab_result))))
             return -1;
         if ((g->exec[s] = mdl_exec_create(m, batch)) == NULL)
-            return refuse(fn, "the executor could not be made");
+            return xl_refuse(fn, "the executor could not be made");
     }
     return 0;
 }
@@ -1070,11 +1043,11 @@ extern "C" int base_balance(const mdl_model *m, const fr_source *s, int workers,
 {
     static const char fn[] = "base_balance";
     if (m == NULL || s == NULL)
-        return refuse(fn, "%s is NULL", m == NULL ? "m" : "s");
+        return xl_refuse(fn, "%s is NULL", m == NULL ? "m" : "s");
     if (workers < 1 || workers > LAB_WORKERS_MAX)
-        return refuse(fn, "workers is %d: it must be 1 to %d", workers, LAB_WORKERS_MAX);
+        return xl_refuse(fn, "workers is %d: it must be 1 to %d", workers, LAB_WORKERS_MAX);
     if (batch < 1 || batch > LAB_BATCH_MAX)
-        return refuse(fn, "batch is %d: it must be 1 to %d", batch, LAB_BATCH_MAX);
+        return xl_refuse(fn, "batch is %d: it must be 1 to %d", batch, LAB_BATCH_MAX);
     XL_RANGE_PUSH("base_balance");
     double make = bal_make_us(fn, s), model = -1, h2d = -1;
     bal_gpu g;
