@@ -1470,7 +1470,7 @@ static int create_attempt(void *ctx)
 XL_TEST(loop, args, 5, XL_GPU,
         "lab_loop_create and the runs refuse bad arguments before any work; a create that fails at any of its "
         "allocations, streams, events, executors or threads returns NULL holding nothing; destroy(NULL) is harmless",
-        5)
+        15)
 {
     world w;
     world_open(&w, 3 * 16);
