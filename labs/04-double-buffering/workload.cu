@@ -1,12 +1,10 @@
 /* workload.cu - lab 04's batches, kernel and right answers (see workload.h). The kit's; do not edit. */
 #include "labs/04-double-buffering/workload.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -310,10 +308,7 @@ static __global__ void batch_kernel(const uint32_t *in, size_t n, lab_result *ou
  * not the GPU */
 static void CUDART_CB hold_up(void *us)
 {
-    uintptr_t u = (uintptr_t)us;
-    struct timespec t = {(time_t)(u / 1000000u), (long)(u % 1000000u) * 1000L};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
+    xl_sleep_ms((double)(uintptr_t)us * 1e-3);
 }
 
 void wl_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream, void *ctx)
