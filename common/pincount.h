@@ -22,6 +22,10 @@ typedef struct {
     size_t reg_bytes;
 } xl_pinned;
 
+/* xl_pinned_flags - the flags asked for the pinned memory held that holds p: cudaHostAlloc's (cudaMallocHost's are
+ * cudaHostAllocDefault) or cudaHostRegister's; ~0u when no held allocation or registration holds p */
+unsigned int xl_pinned_flags(const void *p);
+
 /* xl_pinned_now - the counts so far (all zero in a program not linked with the wrap flags) */
 xl_pinned xl_pinned_now(void);
 

@@ -59,6 +59,11 @@ static int ask(xl_sync_rec *r, xl_sync_kind kind, cudaStream_t stream, cudaEvent
     if (!__atomic_load_n(&open_now, __ATOMIC_RELAXED))
         return 0;
     *r = (xl_sync_rec){.kind = kind, .stream = stream, .event = event, .tid = xl_tid()};
+    unsigned int flags = cudaStreamDefault; /* the legacy stream's, and that of a call without a stream */
+    if ((kind == XL_SYNC_STREAM || kind == XL_SYNC_WAIT_EVENT || kind == XL_SYNC_RECORD) && stream != 0 &&
+        stream != cudaStreamLegacy && cudaStreamGetFlags(stream, &flags) != cudaSuccess)
+        flags = ~0u; /* not a stream: the call itself will fail and say so */
+    r->stream_flags = flags;
     r->copies_before = xl_copylog_count(); /* before our lock: the copy and launch records have their own */
     r->launches_before = xl_memlog_count();
     return 1;

@@ -33,6 +33,9 @@ typedef struct {
     int copies_before;     /* xl_copylog_count() when it was asked */
     int launches_before;   /* xl_memlog_count() when it was asked */
     cudaError_t result;    /* what the call returned */
+    unsigned int stream_flags; /* stream's flags as asked (cudaStreamGetFlags): cudaStreamDefault for the legacy
+                                * stream and a blocking one (ordered after the legacy stream's work),
+                                * cudaStreamNonBlocking; ~0u when it is not a stream */
 } xl_sync_rec;
 
 /* xl_synclog_start - from now on appends every such call to recs (up to max; later ones are counted only) */

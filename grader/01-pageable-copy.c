@@ -21,6 +21,7 @@
 #include "common/copylog.h"
 #include "common/delay.h"
 #include "common/devmem.h"
+#include "common/synclog.h"
 #include "common/timing.h"
 #include "grader/grade.h"
 #include "grader/kit.h"
@@ -54,6 +55,7 @@ XL_LAB("01", "pageable-copy");
 #define LEGACY_BUSY_NS 30000000ull /* the legacy stream kept busy 30 ms ahead of a copy */
 #define STALE_BYTE 0x5A            /* what work queued ahead writes: neither the poison nor the data */
 #define LOG_MAX (1 << 14)          /* copies recorded per checked sweep */
+#define SYNC_MAX 4096              /* waits and event records recorded per checked sweep */
 
 /* random_host - malloc'd host memory holding fresh random data (every page touched); fails the test on OOM */
 static unsigned char *random_host(size_t bytes)
@@ -443,15 +445,54 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
     check_d2h_behind_legacy();
 }
 
+/* expect_copy_rc - one lab_copy call that must return want (0: 0 bytes does nothing; -1: refused, why says why) */
+static void expect_copy_rc(void *dst, const void *src, size_t bytes, lab_dir dir, int want, const char *why)
+{
+    char call[128], name[24];
+    if (dir == LAB_H2D || dir == LAB_D2H)
+        snprintf(name, sizeof name, "%s", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H");
+    else
+        snprintf(name, sizeof name, "direction %d", (int)dir);
+    snprintf(call, sizeof call, "lab_copy(%s, %s, %zu, %s)", dst ? "dst" : "NULL", src ? "src" : "NULL", bytes, name);
+    int quiet = want < 0 ? kit_quiet_begin() : -1; /* the student's line about the bad argument is right, not news */
+    int rc = lab_copy(dst, src, bytes, dir);
+    if (want < 0)
+        kit_quiet_end(quiet);
+    cr_assert(rc == want, "%s returned %d; it must return %d: %s", call, rc, want, why);
+}
+
 XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffers and a bad direction return -1", 10)
 {
-    unsigned char *host = kit_host_alloc(64);
-    void *dev = kit_dev_alloc(64);
-    cr_assert(lab_copy(dev, host, 0, LAB_H2D) == 0, "lab_copy of 0 bytes must return 0");
-    kit_expect_dev_bytes(dev, host, 0, 64, "lab_copy of 0 bytes");
-    cr_assert(lab_copy(NULL, host, 16, LAB_H2D) == -1, "lab_copy with dst == NULL must return -1");
-    cr_assert(lab_copy(dev, NULL, 16, LAB_H2D) == -1, "lab_copy with src == NULL must return -1");
-    cr_assert(lab_copy(dev, host, 16, (lab_dir)7) == -1, "lab_copy with direction 7 must return -1");
+    /* each rule alone, in both directions, with every other argument valid; and 0 bytes, the cheapest valid case,
+     * with the same NULL buffers (only bytes > 0 makes them an error). Sources hold fresh data and destinations
+     * the poison, so any byte a refused call copies shows. */
+    size_t n = (size_t)kit_rand_int(1, 64);
+    unsigned char *src = random_host(64), *dst = kit_host_alloc(64);
+    void *dev = kit_dev_alloc(64), *dev_src = kit_dev_alloc(64);
+    xl_dev_upload(dev_src, src, 64);
+    for (int d = 0; d < 2; d++) {
+        lab_dir dir = d ? LAB_D2H : LAB_H2D;
+        void *to = d ? (void *)dst : dev;
+        const void *from = d ? (const void *)dev_src : src;
+        const char *zero = "0 bytes does nothing and returns 0, whatever the buffers (-1 is for NULL with bytes > 0)";
+        expect_copy_rc(to, from, 0, dir, 0, zero);
+        expect_copy_rc(NULL, NULL, 0, dir, 0, zero);
+        expect_copy_rc(NULL, from, 0, dir, 0, zero);
+        expect_copy_rc(to, NULL, 0, dir, 0, zero);
+        expect_copy_rc(NULL, from, n, dir, -1, "a NULL buffer with bytes > 0 returns -1, in both directions");
+        expect_copy_rc(to, NULL, n, dir, -1, "a NULL buffer with bytes > 0 returns -1, in both directions");
+        expect_copy_rc(NULL, NULL, n, dir, -1, "a NULL buffer with bytes > 0 returns -1, in both directions");
+        /* one past each end of lab_dir, and any other value, with the buffers of either direction */
+        int bad[3] = {-1, 2, (int)kit_rand_int(3, 1000)};
+        for (int i = 0; i < 3; i++)
+            expect_copy_rc(to, from, n, (lab_dir)bad[i], -1, "the direction must be LAB_H2D or LAB_D2H");
+    }
+    kit_expect_dev_bytes(dev, src, 0, 64, "lab_copy's refused and 0-byte calls into device memory");
+    kit_expect_host_bytes(dst, src, 0, 64, "lab_copy's refused and 0-byte calls into host memory");
+    XL_CHECK(cudaFree(dev));
+    XL_CHECK(cudaFree(dev_src));
+    free(src);
+    free(dst);
 }
 
 /* What the speed test copies. The kit's copies and yours alternate, so yours go to destinations of their own,
@@ -575,11 +616,27 @@ static void expect_sweep_copies(const xl_copy_rec *recs, int nrec, enum cudaMemc
               call, reps, before, way);
 }
 
+/* expect_sweep_events_legacy - fails unless every event the sweep recorded went on the legacy stream or on a stream
+ * that waits for it (a blocking stream, cudaStreamPerThread): lab_copy's cudaMemcpy runs on the legacy stream, and
+ * an event recorded on a non-blocking stream does not wait for it, so the time would leave out the copy's last DMA */
+static void expect_sweep_events_legacy(const xl_sync_rec *syncs, int n, const char *call)
+{
+    for (int k = 0; k < n; k++)
+        cr_assert(syncs[k].kind != XL_SYNC_RECORD || syncs[k].stream_flags == cudaStreamDefault,
+                  "%s recorded a timing event (call %d of its waits and event records) on %s %p: lab_copy's "
+                  "cudaMemcpy runs on the legacy stream 0, and an event on a non-blocking stream does not wait for it "
+                  "(host to device, the copy's last DMA would be left out of every run). Pass stream 0 to "
+                  "lab_time_gpu",
+                  call, k + 1, syncs[k].stream_flags == ~0u ? "something that is not a stream," : "non-blocking stream",
+                  (void *)syncs[k].stream);
+}
+
 /* expect_sweep - one small lab_sweep call: it must return want_n (-1: an error, for the reason why), measure exactly
  * the sizes, runs and direction asked, write nothing past out[n-1], and leave no device buffer behind */
 static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_points, int want_n, const char *why)
 {
     static xl_copy_rec recs[LOG_MAX];
+    static xl_sync_rec syncs[SYNC_MAX];
     lab_point out[16];
     char call[160];
     size_t bad = 0;
@@ -588,7 +645,9 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     xl_poison(out, sizeof out);
     long dev_before = xl_resources_now().dev_allocations;
     xl_copylog_start(recs, LOG_MAX);
+    xl_synclog_start(syncs, SYNC_MAX);
     int n = lab_sweep(dir, min, max, reps, out, max_points);
+    int nsync = xl_synclog_stop();
     int nrec = xl_copylog_stop();
     long left = xl_resources_now().dev_allocations - dev_before;
     cr_assert(left <= 0, "%s left %ld device buffers allocated: free (cudaFree) every buffer it allocates", call, left);
@@ -613,6 +672,7 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
               call, nrec, LOG_MAX);
     expect_sweep_copies(recs, nrec, dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, min, n, reps,
                         call);
+    expect_sweep_events_legacy(syncs, nsync < SYNC_MAX ? nsync : SYNC_MAX, call);
     kit_expect_sources_written(recs, nrec, call);
 }
 
@@ -767,9 +827,11 @@ static void expect_row(const char *line, const char *dir, const lab_point *p, in
               bytes != p->bytes ? " (bytes is a size_t: print it with %zu)" : "");
 }
 
-/* expect_csv - lab_write_csv of n fresh random points per direction (n <= 17), read back row by row, in a folder
- * made in $TMPDIR (or /tmp); the file and its folder are removed before any check can end the test */
-static void expect_csv(int n)
+/* expect_csv - lab_write_csv of n fresh random points per direction (0 <= n <= 17), read back row by row, in a folder
+ * made in $TMPDIR (or /tmp); with existed, the path already holds more lines of other text than the CSV will (the
+ * explorer run twice): they must all be gone. The file and its folder are removed before any check can end the
+ * test */
+static void expect_csv(int n, int existed)
 {
     lab_point h2d[17], d2h[17];
     const char *tmp = getenv("TMPDIR");
@@ -781,6 +843,11 @@ static void expect_csv(int n)
     random_points(d2h, n, seed + 1000);
     cr_assert(mkdtemp(dir) != NULL, "the grader cannot create a temporary folder");
     snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    FILE *old = existed ? fopen(path, "w") : NULL;
+    for (int i = 0; old && i < 2 * n + 8; i++)
+        fprintf(old, "an older line %d of this file, longer than any line of the CSV that replaces it, %d\n", i, n);
+    int ready = existed ? old != NULL && fclose(old) == 0 : 1;
+    cr_assert(ready, "the grader cannot write %s", path);
     int rc = lab_write_csv(path, h2d, d2h, n);
     FILE *f = fopen(path, "r");
     int written = f != NULL;
@@ -790,23 +857,28 @@ static void expect_csv(int n)
         fclose(f);
     unlink(path);
     rmdir(dir);
-    xl_expect_ok(rc, "lab_write_csv");
+    cr_assert(rc == 0, "lab_write_csv(path, h2d, d2h, n = %d) returned %d: it returns -1 only when the file cannot be "
+              "written%s", n, rc, n == 0 ? " (no points: the header alone)" : "");
     cr_assert(written, "lab_write_csv returned 0 but %s does not exist", path);
+    const char *again = existed ? "; the file existed before the call, with other lines: write it anew (fopen "
+                                  "mode \"w\"), keeping none of them" : "";
     cr_assert(nlines > 0 && strcmp(lines[0], "direction,bytes,median_ms,min_ms,max_ms,gbps\n") == 0,
-              "the first line must be exactly 'direction,bytes,median_ms,min_ms,max_ms,gbps'");
+              "n = %d: the first line must be exactly 'direction,bytes,median_ms,min_ms,max_ms,gbps'%s", n, again);
     for (int row = 0; row < 2 * n; row++) {
-        cr_assert(row + 1 < nlines, "n = %d: the CSV has %d data rows; expected %d", n, row, 2 * n);
+        cr_assert(row + 1 < nlines, "n = %d: the CSV has %d data rows; expected %d%s", n, row, 2 * n, again);
         lines[row + 1][strcspn(lines[row + 1], "\r\n")] = '\0';
         expect_row(lines[row + 1], row < n ? "H2D" : "D2H", row < n ? &h2d[row] : &d2h[row - n], row + 2, n);
     }
-    cr_assert(nlines == 2 * n + 1, "n = %d: the CSV has more than the %d expected data rows", n, 2 * n);
+    cr_assert(nlines == 2 * n + 1, "n = %d: the CSV has more than the %d expected data rows%s", n, 2 * n, again);
 }
 
 XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exact row per point, for any n", 10)
 {
     lab_point p[1];
-    expect_csv((int)kit_rand_int(2, 17));
-    expect_csv(1);
+    expect_csv((int)kit_rand_int(2, 17), 0);
+    expect_csv(1, 0);
+    expect_csv(0, 0); /* no points: the header alone */
+    expect_csv((int)kit_rand_int(0, 17), 1); /* over a file that exists: replaced, not appended to */
     random_points(p, 1, xl_fresh_seed());
     int quiet = kit_quiet_begin(); /* the student's own line about the bad path is right, not news */
     int rc = lab_write_csv("/nonexistent-xferlab/dir/sweep.csv", p, p, 1);
@@ -845,16 +917,22 @@ static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
     xl_note("%s: L = %.2f us, B = %.2f GB/s", what, l, b);
 }
 
-/* model_points - n points of T = L + bytes / B exactly, at sizes from 1 to 9 KiB up to about 256 MiB, each step
- * jittered (no power of two) */
-static void model_points(lab_point *p, int n, double l_us, double b_gbps)
+/* model_point - p as a point of T = L + bytes / B exactly */
+static void model_point(lab_point *p, size_t bytes, double l_us, double b_gbps)
 {
-    double size = (double)kit_rand_int(1000, 9000), step = n > 1 ? pow((double)(1u << 28) / size, 1.0 / (n - 1)) : 1;
+    p->bytes = bytes;
+    p->t.median_ms = l_us * 1e-3 + (double)bytes * 1e-6 / b_gbps;
+    p->t.min_ms = p->t.max_ms = p->t.median_ms;
+    p->t.reps = 1;
+}
+
+/* model_points - n points of T = L + bytes / B exactly, at sizes from 1 to 9 KiB up to about top, each step
+ * jittered (no power of two) */
+static void model_points(lab_point *p, int n, double l_us, double b_gbps, double top)
+{
+    double size = (double)kit_rand_int(1000, 9000), step = n > 1 ? pow(top / size, 1.0 / (n - 1)) : 1;
     for (int i = 0; i < n; i++) {
-        p[i].bytes = (size_t)size;
-        p[i].t.median_ms = l_us * 1e-3 + (double)p[i].bytes * 1e-6 / b_gbps;
-        p[i].t.min_ms = p[i].t.max_ms = p[i].t.median_ms;
-        p[i].t.reps = 1;
+        model_point(&p[i], (size_t)size, l_us, b_gbps);
         size *= step * (0.9 + 0.01 * (double)kit_rand_int(0, 20));
     }
 }
@@ -869,21 +947,32 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
     xl_fill_random(r, sizeof r, xl_fresh_seed());
     double l_us = 5 + (double)(r[0] % 4500) / 100, b_gbps = 5 + (double)(r[1] % 5500) / 100, l = NAN, b = NAN;
     int n = 0;
-    for (int k = 0; k < 2; k++) { /* exact data: the least number of points, then any */
+    /* exact data: the least number of points, then any, then any up to past 4 GiB (lab_sweep may go that far), the
+     * last two points between 2 and 4 GiB and past 4 GiB, where a size held in an int or unsigned wraps */
+    for (int k = 0; k < 3; k++) {
         n = k == 0 ? 2 : (int)kit_rand_int(3, 17);
-        model_points(p, n, l_us, b_gbps);
+        model_points(p, n, l_us, b_gbps, k < 2 ? (double)(1u << 28) : (double)(1ull << 34));
+        if (k == 2) {
+            model_point(&p[n - 2], (size_t)kit_rand((1ull << 31) + 1, (1ull << 32) - 1), l_us, b_gbps);
+            model_point(&p[n - 1], (size_t)kit_rand((1ull << 32) + 1, 1ull << 36), l_us, b_gbps);
+        }
         l = b = NAN;
-        xl_expect_ok(lab_fit(p, n, &l, &b), "lab_fit");
+        int rc = lab_fit(p, n, &l, &b);
+        cr_assert(rc == 0, "lab_fit returned %d on exact data, %d points from %zu to %zu bytes, made with L = %.4f us "
+                  "and B = %.4f GB/s: every time is positive and grows with the size, so a line fits%s",
+                  rc, n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps,
+                  k == 2 ? " (sizes past 2^31 and 2^32 bytes need a size_t or a double, never an int)" : "");
         cr_assert(fabs(l / l_us - 1) < 1e-6 && fabs(b / b_gbps - 1) < 1e-6,
                   "exact data, %d points from %zu to %zu bytes, made with L = %.4f us and B = %.4f GB/s: you fitted "
-                  "L = %.4f us, B = %.4f GB/s (mind the units: ms, bytes, us, GB/s)",
-                  n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps, l, b);
+                  "L = %.4f us, B = %.4f GB/s (mind the units: ms, bytes, us, GB/s%s)",
+                  n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps, l, b,
+                  k == 2 ? "; sizes past 2^31 and 2^32 bytes need a size_t or a double, never an int" : "");
     }
     n = (int)kit_rand_int(3, 17);
     for (int tries = 0, fits = 0; !fits; tries++) { /* noise that still leaves a fit (the kit's) */
         double bytes[17], ms[17], kl, kb;
         cr_assert(tries < 100, "the grader could not make a noisy sweep of %d points that fits", n);
-        model_points(p, n, l_us, b_gbps);
+        model_points(p, n, l_us, b_gbps, (double)(1u << 28));
         xl_fill_random(r, sizeof r, xl_fresh_seed());
         for (int i = 0; i < n; i++) { /* up to +-20% noise on every point */
             p[i].t.median_ms *= 1 + ((double)(r[i + 2] % 4001) - 2000) * 1e-4;
@@ -907,13 +996,17 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
                   one.bytes, one.t.median_ms);
     }
     /* a time of 0 anywhere; a negative one, small beside the others, at the smallest size (the line through the
-     * rest still rises, so only the check of each time can reject it); a negative one of any size anywhere */
-    for (int z = 0; z < 3; z++) {
+     * rest still rises, so only the check of each time can reject it); a negative one of any size anywhere; and
+     * NaN (not positive: every comparison with it is false, so "y <= 0" lets it through), -0.0 and -infinity */
+    for (int z = 0; z < 6; z++) {
         int k = z == 1 ? 0 : (int)kit_rand_int(0, n - 1);
         double keep = p[k].t.median_ms;
         p[k].t.median_ms = z == 0   ? 0.0
                            : z == 1 ? -0.001 * (double)kit_rand_int(1, 999)      /* -0.001 to -0.999 ms */
-                                    : -0.001 * (double)kit_rand_int(1, 1000000); /* -0.001 to -1000 ms */
+                           : z == 2 ? -0.001 * (double)kit_rand_int(1, 1000000)  /* -0.001 to -1000 ms */
+                           : z == 3 ? NAN
+                           : z == 4 ? -0.0
+                                    : -INFINITY;
         cr_assert(lab_fit(p, n, &l, &b) == -1,
                   "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)", k, n, p[k].t.median_ms);
         p[k].t.median_ms = keep;

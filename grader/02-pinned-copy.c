@@ -20,6 +20,7 @@
 #include "common/copylog.h"
 #include "common/delay.h"
 #include "common/devmem.h"
+#include "common/faults.h"
 #include "common/memacct.h"
 #include "common/timing.h"
 #include "grader/grade.h"
@@ -93,6 +94,13 @@ static void expect_stream_done(cudaStream_t s, const char *what)
               "for the work queued before them: queue every copy on the stream you are given, then wait for it",
               what, DELAY_MS);
     XL_CHECK(q);
+}
+
+/* within - 1 when [p, p + n) lies inside [base, base + len) */
+static int within(const void *p, size_t n, const void *base, size_t len)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+    return a >= b && a + n <= b + len;
 }
 
 /* ===== Part A: pinned buffers ===== */
@@ -191,16 +199,34 @@ static cudaStream_t check_sizes(lab_dir dir)
     return s;
 }
 
+/* expect_null_copies - lab_pinned_copy in direction dir with dst, src or both NULL (the others real buffers of 16
+ * bytes, dst and src as dir takes them) returns -1 each time, whether the NULL one is the host or the device side */
+static void expect_null_copies(void *dst, const void *src, lab_dir dir, cudaStream_t s)
+{
+    static const char *const side[2][2] = {{"the device side", "the host side"}, {"the host side", "the device side"}};
+    const char *name = dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H";
+    int d = dir == LAB_H2D ? 0 : 1;
+    int rc = lab_pinned_copy(NULL, src, 16, dir, s);
+    cr_assert(rc == -1, "lab_pinned_copy(NULL dst, src, 16, %s) returned %d: dst is %s here, and a NULL buffer on "
+              "either side must return -1", name, rc, side[d][0]);
+    rc = lab_pinned_copy(dst, NULL, 16, dir, s);
+    cr_assert(rc == -1, "lab_pinned_copy(dst, NULL src, 16, %s) returned %d: src is %s here, and a NULL buffer on "
+              "either side must return -1", name, rc, side[d][1]);
+    rc = lab_pinned_copy(NULL, NULL, 16, dir, s);
+    cr_assert(rc == -1, "lab_pinned_copy(NULL, NULL, 16, %s) returned %d: NULL buffers must return -1", name, rc);
+}
+
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
         "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
         "complete when it returns", 15)
 {
     cudaStream_t s = check_sizes(LAB_H2D);
-    unsigned char h[16];
+    unsigned char *h = kit_pinned_alloc(16);
     void *dev = kit_dev_alloc(16);
-    cr_assert(lab_pinned_copy(NULL, h, 16, LAB_H2D, s) == -1, "lab_pinned_copy with dst == NULL must return -1");
+    expect_null_copies(dev, h, LAB_H2D, s);
     cr_assert(lab_pinned_copy(dev, h, 16, (lab_dir)7, s) == -1, "lab_pinned_copy with direction 7 must return -1");
     XL_CHECK(cudaFree(dev));
+    XL_CHECK(cudaFreeHost(h));
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
@@ -208,15 +234,30 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
         "complete when it returns", 15)
 {
     cudaStream_t s = check_sizes(LAB_D2H);
-    unsigned char h[16];
-    cr_assert(lab_pinned_copy(h, NULL, 16, LAB_D2H, s) == -1, "lab_pinned_copy with src == NULL must return -1");
-    cr_assert(lab_pinned_copy(h, h, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
+    unsigned char *h = kit_pinned_alloc(16);
+    void *dev = kit_dev_alloc(16);
+    expect_null_copies(h, dev, LAB_D2H, s);
+    cr_assert(lab_pinned_copy(h, dev, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
+    XL_CHECK(cudaFree(dev));
+    XL_CHECK(cudaFreeHost(h));
 }
 
-/* How batches are produced: every byte (exact test) or one stamp per page (speed test). */
+#define WATCH_MAX 64 /* batches whose buffers a watched loop records */
+enum { WATCH_NONE, WATCH_NAIVE, WATCH_POOLED };
+
+/* How batches are produced: every byte (exact test) or one stamp per page (speed test); and, for a watched loop,
+ * what the buffer each batch is produced into must be (the loop's mode, as lab.h defines it). */
 typedef struct {
     uint64_t seed;
     int stamps_only;
+    int watch;                  /* WATCH_NAIVE: a pinned buffer of the loop's own, the only one it holds;
+                                 * WATCH_POOLED: one of the pool's buffers, nothing pinned by the loop */
+    long pinned_before;         /* pinned allocations and registrations held when the loop was called */
+    unsigned char **pool_bufs;  /* WATCH_POOLED: every buffer of the pool, pool_bytes each */
+    int pool_count;
+    size_t pool_bytes;
+    const void *buf[WATCH_MAX]; /* the buffer each batch was produced into */
+    char wrong[320];            /* the first thing seen wrong, "" for none */
 } produce_ctx;
 
 static void produce(void *buf, size_t bytes, int i, void *ctx);
@@ -236,7 +277,7 @@ static const char *const narrow_name[3] = {"lab_pinned_copy", "lab_loop_pooled",
 static void narrow_call(void *ctx)
 {
     narrow_ctx *c = ctx;
-    produce_ctx pc = {1, 1};
+    produce_ctx pc = {.seed = 1, .stamps_only = 1};
     int rc = c->which == 0   ? lab_pinned_copy(c->dev, c->host, 1 << 20, LAB_H2D, c->s)
              : c->which == 1 ? lab_loop_pooled(c->pool, c->dev, 1 << 18, 4, produce, &pc, c->s)
                              : lab_round_trip(c->out, c->host, c->dev, 1 << 20, c->s);
@@ -432,8 +473,9 @@ XL_TEST(copy, beats_pageable, 5, XL_TIMED,
 static void expect_pool(size_t bytes, int count)
 {
     char call[64];
-    unsigned char *b[64], *got[64];
-    int order[64];
+    unsigned char **b = malloc((size_t)count * sizeof *b), **got = malloc((size_t)count * sizeof *got);
+    int *order = malloc((size_t)count * sizeof *order);
+    cr_assert(b && got && order, "the grader could not allocate its tables for a pool of %d buffers", count);
     snprintf(call, sizeof call, "lab_pool_create(%zu, %d)", bytes, count);
     lab_pool *p = lab_pool_create(bytes, count);
     cr_assert(p != NULL, "%s returned NULL", call);
@@ -446,9 +488,11 @@ static void expect_pool(size_t bytes, int count)
                   "buffers must be pinned",
                   call, i + 1, bytes);
         kit_expect_not_write_combined(b[i], "lab_pool_get");
+        int twice = -1; /* one assert a buffer: 300 buffers make 45,000 pairs */
         for (int j = 0; j < i; j++)
-            cr_assert(b[i] != b[j], "%s: lab_pool_get handed out the same buffer twice (gets %d and %d)", call, j + 1,
-                      i + 1);
+            twice = b[i] == b[j] ? j : twice;
+        cr_assert(twice < 0, "%s: lab_pool_get handed out the same buffer twice (gets %d and %d)", call, twice + 1,
+                  i + 1);
         memset(b[i], i + 1, bytes);
     }
     for (int i = 0; i < count; i++)
@@ -493,11 +537,14 @@ static void expect_pool(size_t bytes, int count)
     for (int i = 0; i < count; i++)
         lab_pool_put(p, b[i]);
     lab_pool_destroy(p);
+    free(b);
+    free(got);
+    free(order);
 }
 
 XL_TEST(pool, buffers, 10, XL_GPU,
-        "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count and bytes, reuses what "
-        "is put back, and never allocates", 15)
+        "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count (up to 300 here) and "
+        "bytes, reuses what is put back, and never allocates", 15)
 {
     kit_held before = kit_held_now();
     cr_assert(lab_pool_create(4096, 0) == NULL, "lab_pool_create with count 0 must return NULL");
@@ -506,13 +553,69 @@ XL_TEST(pool, buffers, 10, XL_GPU,
     expect_pool((size_t)kit_rand_int(1, 1 << 20), (int)kit_rand_int(2, 6));
     expect_pool((size_t)kit_rand_int(1, 1 << 20), 1);
     expect_pool((size_t)kit_rand_int(1, 5000), (int)kit_rand_int(17, 40));
+    expect_pool((size_t)kit_rand_int(1, 64), (int)kit_rand_int(257, 300)); /* more than a fixed table would hold */
     lab_pool_destroy(NULL);
+}
+
+/* pinned_held - pinned allocations and registrations held now */
+static long pinned_held(void)
+{
+    xl_pinned now = xl_pinned_now();
+    return now.allocations + now.registrations;
+}
+
+/* in_pool - the index of the pool buffer of p that holds [buf, buf + bytes), or -1 */
+static int in_pool(const produce_ctx *p, const void *buf, size_t bytes)
+{
+    for (int j = 0; j < p->pool_count; j++)
+        if (within(buf, bytes, p->pool_bufs[j], p->pool_bytes))
+            return j;
+    return -1;
+}
+
+/* watch_batch - for produce: notes the buffer batch i is produced into and the first thing wrong with it (naive:
+ * not pinned, or not the one pinned buffer the loop holds; pooled: not a buffer of the pool, or the loop holds pinned
+ * memory of its own); 0 when buf is NULL (nothing to produce into) */
+static int watch_batch(produce_ctx *p, void *buf, size_t bytes, int i)
+{
+    long held = pinned_held() - p->pinned_before;
+    if (i >= 0 && i < WATCH_MAX)
+        p->buf[i] = buf;
+    if (p->wrong[0])
+        return buf != NULL;
+    if (!buf) {
+        snprintf(p->wrong, sizeof p->wrong, "batch %d was to be produced into NULL", i);
+        return 0;
+    }
+    if (p->watch == WATCH_NAIVE && !(kit_is_pinned(buf) && kit_is_pinned((char *)buf + bytes - 1)))
+        snprintf(p->wrong, sizeof p->wrong,
+                 "batch %d was produced into memory that is not page-locked over its %zu bytes: the naive loop "
+                 "allocates a pinned buffer for each batch (lab_pinned_alloc), not pageable memory",
+                 i, bytes);
+    else if (p->watch == WATCH_NAIVE && held != 1)
+        snprintf(p->wrong, sizeof p->wrong,
+                 "while batch %d was produced, the loop held %ld pinned buffers: the naive loop allocates one pinned "
+                 "buffer for each batch and frees it after that batch's copy, before the next batch",
+                 i, held);
+    else if (p->watch == WATCH_POOLED && in_pool(p, buf, bytes) < 0)
+        snprintf(p->wrong, sizeof p->wrong,
+                 "batch %d was produced into memory that is not one of the pool's %d buffers: the pooled loop takes "
+                 "its buffers from the pool (lab_pool_get)",
+                 i, p->pool_count);
+    else if (p->watch == WATCH_POOLED && held != 0)
+        snprintf(p->wrong, sizeof p->wrong,
+                 "while batch %d was produced, the loop held %ld pinned buffers of its own: the pooled loop allocates "
+                 "nothing, it reuses the pool's buffers",
+                 i, held);
+    return 1;
 }
 
 /* produce - lab_produce_fn: batch i from the seed */
 static void produce(void *buf, size_t bytes, int i, void *ctx)
 {
     produce_ctx *p = ctx;
+    if (p->watch != WATCH_NONE && !watch_batch(p, buf, bytes, i))
+        return;
     if (!p->stamps_only) {
         xl_fill_random(buf, bytes, p->seed + (uint64_t)i);
         return;
@@ -577,37 +680,88 @@ static void expect_loop_done(cudaStream_t s, const void *dev, size_t bytes, int 
     expect_copies_on(recs, nrec, s, n * bytes, call);
 }
 
+/* expect_watched - fails on what watch_batch saw wrong during call, and unless every host-to-device copy of the nrec
+ * in recs read from a buffer a batch was produced into (naive) or from a buffer of the pool (pooled): pinned memory
+ * all the way, no staging copy of its own */
+static void expect_watched(const produce_ctx *pc, const xl_copy_rec *recs, int nrec, size_t bytes, int n,
+                           const char *call)
+{
+    cr_assert(pc->wrong[0] == 0, "%s: %s", call, pc->wrong);
+    for (int k = 0; k < nrec && k < LOG_MAX; k++) {
+        const xl_copy_rec *r = &recs[k];
+        int from_batch = 0;
+        if (xl_copy_dir(r) != cudaMemcpyHostToDevice)
+            continue;
+        if (pc->watch == WATCH_POOLED)
+            from_batch = in_pool(pc, r->src, r->bytes) >= 0;
+        for (int i = 0; pc->watch == WATCH_NAIVE && i < n && i < WATCH_MAX; i++)
+            from_batch |= pc->buf[i] != NULL && within(r->src, r->bytes, pc->buf[i], bytes);
+        cr_assert(from_batch,
+                  "%s: copy %d (%zu bytes to the device) read from memory that no batch was produced into%s: copy "
+                  "each batch straight from the pinned buffer it was produced into",
+                  call, k + 1, r->bytes, pc->watch == WATCH_POOLED ? " (not a buffer of the pool)" : "");
+    }
+}
+
 /* expect_naive - lab_loop_naive of n batches of bytes on s (behind: after DELAY_MS ms of work on s that ends by
- * overwriting the destination): every batch in place, every copy on s, nothing held afterwards */
+ * overwriting the destination): every batch produced into a pinned buffer of its own (the only one the loop holds
+ * then) and copied from it, in place, every copy on s, nothing held afterwards */
 static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
 {
     static xl_copy_rec recs[LOG_MAX];
     char call[96];
-    produce_ctx pc = {xl_fresh_seed(), 0};
+    produce_ctx pc = {.seed = xl_fresh_seed(), .watch = WATCH_NAIVE};
     void *dev = kit_dev_alloc(n * bytes + GUARD);
     snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d)", bytes, n);
     kit_held before = kit_held_now();
     XL_CHECK(cudaDeviceSynchronize());
     if (behind)
         kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n * bytes);
+    pc.pinned_before = pinned_held();
     xl_copylog_start(recs, LOG_MAX);
     int rc = lab_loop_naive(dev, bytes, n, produce, &pc, s);
     int nrec = xl_copylog_stop();
     xl_expect_ok(rc, "lab_loop_naive");
+    expect_watched(&pc, recs, nrec, bytes, n, call);
     expect_loop_done(s, dev, bytes, n, &pc, recs, nrec, behind, call);
     kit_expect_released(before, call);
     XL_CHECK(cudaFree(dev));
 }
 
-/* expect_all_back - fails unless all count buffers of pool can be taken, as they must be after a loop returns */
-static void expect_all_back(lab_pool *pool, int count, const char *call)
+/* expect_naive_pins - lab_loop_naive of n (>= 2) batches asks for n pinned allocations, one a batch: the grader makes
+ * the n-th fail, which a loop that pins fewer never reaches; the loop holds nothing when it returns */
+static void expect_naive_pins(cudaStream_t s, size_t bytes, int n)
 {
-    void *b[64];
+    char call[160];
+    produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1};
+    void *dev = kit_dev_alloc(n * bytes);
+    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d) with its pinned allocation number %d failing", bytes,
+             n, n);
+    kit_held before = kit_held_now();
+    xl_fail_create_after(n - 1);
+    int rc = lab_loop_naive(dev, bytes, n, produce, &pc, s);
+    int fired = xl_fault_fired();
+    xl_fail_create_after(-1);
+    cudaGetLastError(); /* the failure the grader caused, whoever left it */
+    cr_assert(fired,
+              "lab_loop_naive(bytes %zu, n %d) returned %d without asking for a pinned allocation number %d: lab.h's "
+              "naive loop allocates a pinned buffer for every batch (lab_pinned_alloc) and frees it after the batch's "
+              "copy, n allocations for n batches, not one buffer pinned once and reused",
+              bytes, n, rc, n);
+    XL_CHECK(cudaStreamSynchronize(s));
+    kit_expect_released(before, call);
+    XL_CHECK(cudaFree(dev));
+}
+
+/* pool_buffers - every buffer of pool (count of them) into b, all given back afterwards; call names what came
+ * before, for the message */
+static void pool_buffers(lab_pool *pool, int count, unsigned char **b, const char *call)
+{
     for (int i = 0; i < count; i++) {
         b[i] = lab_pool_get(pool);
         cr_assert(b[i] != NULL,
-                  "after %s, lab_pool_get gave %d of the pool's %d buffers and then NULL: the loop must give back "
-                  "(lab_pool_put) every buffer it takes",
+                  "after %s, lab_pool_get gave %d of the pool's %d buffers and then NULL: every buffer not taken "
+                  "must be free again (a loop gives back every buffer it takes with lab_pool_put)",
                   call, i, count);
     }
     for (int i = 0; i < count; i++)
@@ -615,36 +769,73 @@ static void expect_all_back(lab_pool *pool, int count, const char *call)
 }
 
 /* expect_pooled - lab_loop_pooled of n batches of bytes through a pool of count buffers somewhat longer than bytes,
- * on s (behind: as in expect_naive): every batch in place, every copy on s, every buffer back in the pool */
+ * on s (behind: as in expect_naive): every batch produced into a buffer of the pool and copied from it, nothing
+ * pinned by the loop, every batch in place, every copy on s, every buffer back in the pool */
 static void expect_pooled(cudaStream_t s, size_t bytes, int count, int n, int behind)
 {
     static xl_copy_rec recs[LOG_MAX];
     char call[128];
-    produce_ctx pc = {xl_fresh_seed(), 0};
     size_t pool_bytes = bytes + (size_t)kit_rand_int(0, 4096); /* its buffers are at least bytes long */
+    unsigned char **bufs = malloc((size_t)count * sizeof *bufs);
+    cr_assert(bufs != NULL, "the grader could not allocate %d pointers", count);
     snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, bytes %zu, n %d)", count,
              pool_bytes, bytes, n);
     lab_pool *pool = lab_pool_create(pool_bytes, count);
     cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", pool_bytes, count);
+    pool_buffers(pool, count, bufs, "lab_pool_create");
+    produce_ctx pc = {.seed = xl_fresh_seed(), .watch = WATCH_POOLED, .pool_bufs = bufs, .pool_count = count,
+                      .pool_bytes = pool_bytes};
     void *dev = kit_dev_alloc(n * bytes + GUARD);
     XL_CHECK(cudaDeviceSynchronize());
     if (behind)
         kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n * bytes);
     kit_held before = kit_held_now();
+    pc.pinned_before = pinned_held();
     xl_copylog_start(recs, LOG_MAX);
     int rc = lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s);
     int nrec = xl_copylog_stop();
     xl_expect_ok(rc, "lab_loop_pooled");
     kit_expect_released(before, call);
+    expect_watched(&pc, recs, nrec, bytes, n, call);
     expect_loop_done(s, dev, bytes, n, &pc, recs, nrec, behind, call);
-    expect_all_back(pool, count, call);
+    pool_buffers(pool, count, bufs, call);
+    lab_pool_destroy(pool);
+    XL_CHECK(cudaFree(dev));
+    free(bufs);
+}
+
+/* expect_pooled_far - lab_loop_pooled of batches of about 16 MiB into a device buffer of more than 2 GiB, the last
+ * batches past 2^31 bytes into it (an offset kept in an int wraps there): each batch's first and last stamps in
+ * place. About 2.2 GB of copies: the naive loop would pin as much, which costs seconds, so it is not run this far. */
+static void expect_pooled_far(cudaStream_t s)
+{
+    char call[128];
+    produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1};
+    size_t bytes = (16u << 20) + (size_t)kit_rand_int(1, 1 << 18), last = (bytes - 8) / PAGE * PAGE;
+    int n = (int)(((size_t)1 << 31) / bytes) + 3;
+    uint64_t got[2];
+    snprintf(call, sizeof call, "lab_loop_pooled(a pool of 2 buffers of %zu bytes, bytes %zu, n %d), %zu bytes in all",
+             bytes, bytes, n, (size_t)n * bytes);
+    lab_pool *pool = lab_pool_create(bytes, 2);
+    cr_assert(pool != NULL, "lab_pool_create(%zu, 2) returned NULL", bytes);
+    char *dev = kit_dev_alloc((size_t)n * bytes);
+    xl_expect_ok(lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s), "lab_loop_pooled");
+    for (int i = 0; i < n; i++) {
+        XL_CHECK(cudaMemcpy(&got[0], dev + (size_t)i * bytes, 8, cudaMemcpyDeviceToHost));
+        XL_CHECK(cudaMemcpy(&got[1], dev + (size_t)i * bytes + last, 8, cudaMemcpyDeviceToHost));
+        cr_assert(got[0] == (pc.seed ^ ((uint64_t)i << 40)) && got[1] == (pc.seed ^ ((uint64_t)i << 40) ^ last),
+                  "%s: batch %d, which starts %zu bytes into dev, is not in its place (its first or last page does "
+                  "not hold what was produced): offsets past 2^31 bytes need a size_t (an int wraps there)",
+                  call, i, (size_t)i * bytes);
+    }
     lab_pool_destroy(pool);
     XL_CHECK(cudaFree(dev));
 }
 
 XL_TEST(pool, loops_exact, 5, XL_GPU,
-        "lab_loop_naive and lab_loop_pooled put every batch, byte-exact, in its place, on the caller's stream, for any "
-        "count and size; then the naive loop holds nothing and the pool has every buffer back", 20)
+        "lab_loop_naive (a pinned buffer allocated and freed for each batch) and lab_loop_pooled (the pool's buffers, "
+        "nothing allocated) put every batch, byte-exact, in its place, on the caller's stream, for any count and size, "
+        "past 2 GiB of dev too; then the naive loop holds nothing and the pool has every buffer back", 20)
 {
     cudaStream_t s = kit_stream();
     size_t bytes = (size_t)kit_rand_int(20000, 300000) | 1; /* odd */
@@ -652,10 +843,12 @@ XL_TEST(pool, loops_exact, 5, XL_GPU,
     expect_naive(s, bytes, (int)kit_rand_int(2, 5), 1);
     expect_naive(s, bytes, 1, 0);
     expect_naive(s, bytes, 0, 0);
+    expect_naive_pins(s, bytes, (int)kit_rand_int(2, 4));
     expect_pooled(s, bytes, few, few + (int)kit_rand_int(1, 3), 1); /* more batches than buffers */
     expect_pooled(s, bytes, many, (int)kit_rand_int(1, many - 1), 1); /* fewer */
     expect_pooled(s, bytes, few, few, 0);                              /* as many */
     expect_pooled(s, bytes, few, 0, 0);
+    expect_pooled_far(s);
 }
 
 /* The kit's allocate-per-transfer loop against the student's pooled loop. */
@@ -707,7 +900,7 @@ static void measure_loops(void *ctx, double *ratio, char *figures, size_t len)
 XL_TEST(pool, loop_speed, 10, XL_TIMED,
         "16 transfers of 64 MiB through the pool are at least " XL_STR(POOL_NEED) "x faster than pinning each", 40)
 {
-    loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {xl_fresh_seed(), 1}};
+    loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {.seed = xl_fresh_seed(), .stamps_only = 1}};
     c.pool = lab_pool_create(MID, 2);
     cr_assert(c.pool != NULL, "lab_pool_create(64 MiB, 2) returned NULL");
     xl_ratio_check(measure_loops, &c, XL_AT_LEAST_X(POOL_NEED), "pooled loop against allocate-per-transfer");
@@ -716,13 +909,6 @@ XL_TEST(pool, loop_speed, 10, XL_TIMED,
 
 
 /* ===== Part D: the round trip ===== */
-
-/* within - 1 when [p, p + n) lies inside [base, base + len) */
-static int within(const void *p, size_t n, const void *base, size_t len)
-{
-    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
-    return a >= b && a + n <= b + len;
-}
 
 /* expect_trip_copies - fails unless the round trip copied n bytes from host_in into dev and n bytes from dev straight
  * into host_out (in pieces or not): pinned all the way, no buffer of its own on the way */
@@ -861,7 +1047,7 @@ XL_TEST(leaks, none, 5, XL_GPU,
     cr_assert(made >= z.count, "%s made %ld pinned allocations; it must allocate its %d buffers", fails, made, z.count);
 
     const size_t n = 16u << 20;
-    char what[160];
+    char what[224];
     xl_mem before_mem, after_mem;
     kit_held before = kit_held_now();
     for (int i = 0; i < 4; i++) {
@@ -873,18 +1059,34 @@ XL_TEST(leaks, none, 5, XL_GPU,
         snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", bytes);
         kit_expect_released(before, what);
     }
-    for (int all = 0; all < 2; all++) { /* pools destroyed with some, then all, of their buffers still taken */
-        int count = (int)kit_rand_int(2, 5), taken = all ? count : (int)kit_rand_int(1, count - 1);
+    /* pools destroyed with some, then all, of their buffers still taken; then with some of the taken ones given
+     * back first, in another order than they were taken (the first one taken first), one at least still out */
+    for (int round = 0; round < 3; round++) {
+        int count = (int)kit_rand_int(round == 2 ? 3 : 2, 6);
+        int taken = round == 1 ? count : (int)kit_rand_int(round == 2 ? 2 : 1, count - 1), back = 0;
         size_t bytes = (size_t)kit_rand_int(1, 1 << 20);
+        void *b[6];
         lab_pool *pool = lab_pool_create(bytes, count);
         cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", bytes, count);
-        for (int i = 0; i < taken; i++)
-            cr_assert(lab_pool_get(pool) != NULL, "lab_pool_get number %d of %d returned NULL", i + 1, count);
+        for (int i = 0; i < taken; i++) {
+            b[i] = lab_pool_get(pool);
+            cr_assert(b[i] != NULL, "lab_pool_get number %d of %d returned NULL", i + 1, count);
+        }
+        if (round == 2) {
+            back = (int)kit_rand_int(1, taken - 1);
+            for (int i = taken - 2; i > 1; i--) { /* b[0] first, then others in a random order, the last kept */
+                int j = (int)kit_rand_int(1, i);
+                void *t = b[i];
+                b[i] = b[j], b[j] = t;
+            }
+            for (int i = 0; i < back; i++)
+                lab_pool_put(pool, b[i]);
+        }
         lab_pool_destroy(pool);
         snprintf(what, sizeof what,
-                 "lab_pool_create(%zu, %d), %d lab_pool_get not given back, and lab_pool_destroy (which frees every "
-                 "buffer of the pool, taken or not)",
-                 bytes, count, taken);
+                 "lab_pool_create(%zu, %d), %d lab_pool_get, %d of them given back (the first one taken first), and "
+                 "lab_pool_destroy (which frees every buffer of the pool, taken or not)",
+                 bytes, count, taken, back);
         kit_expect_released(before, what);
     }
 

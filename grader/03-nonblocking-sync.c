@@ -41,6 +41,8 @@ XL_LAB("03", "nonblocking-sync");
 #define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
 #define HOST_WORK_MS 20.0        /* a fetch without a wait reads poison 20 ms early, every time */
 #define OVERLAP_NEED 0.8         /* (H + G - T) / min(H, G): 1 is perfect overlap, 0 none */
+#define CALLER_BUSY_NS 120000000ull /* the caller's stream works 120 ms before a call: the host's own work starts */
+#define HOST_START_MS 50.0          /* within this, not once that work is done (a host wait on the stream first) */
 /* Why 40 and 20 ms: with host and GPU work of 30 ms each, a fetch without a wait read the result just as the copy
  * ended, and the skeleton once got 10 of 45 points on the H200; now it reads poison 20 ms early, every time, and
  * every wrong wait planted in the mutants scores near 0 or takes >= 300 ms beside the 300 ms kernel.
@@ -63,12 +65,34 @@ typedef struct {
     int gpu_worked, host_worked, consumed; /* how many times each callback ran */
     int check;            /* consume verifies the data */
     int rep;              /* the repetition, for messages (0: none) */
+    double host_at;       /* when host_work last started (xl_now_ms) */
 } fetch_ctx;
+
+/* The fetch of a job whose ctx is NULL: a caller whose callbacks keep their state elsewhere (lab.h: ctx is only
+ * handed to the callbacks, so NULL is as valid as any). NULL while no such job runs. */
+static fetch_ctx *fetch_null_ctx;
+
+/* state_of - what a callback of fn's job was given ctx for: ctx itself, or where the job's ctx is NULL (null_state
+ * set), null_state, after checking that ctx came through as NULL */
+static void *state_of(void *ctx, void *null_state, const char *fn)
+{
+    if (!null_state)
+        return ctx;
+    cr_assert(ctx == NULL, "%s passed ctx %p to a callback of a job whose ctx is NULL: pass job->ctx unchanged, "
+              "whatever it is", fn, ctx);
+    return null_state;
+}
+
+/* fetch_state - the fetch_ctx a callback was given ctx for */
+static fetch_ctx *fetch_state(void *ctx)
+{
+    return state_of(ctx, fetch_null_ctx, "lab_fetch");
+}
 
 /* fetch_gpu_work - the GPU keeps busy, then writes the result into dev */
 static void fetch_gpu_work(cudaStream_t s, void *ctx)
 {
-    fetch_ctx *f = ctx;
+    fetch_ctx *f = fetch_state(ctx);
     f->gpu_worked++;
     f->gpu_stream = s;
     xl_delay(s, f->gpu_ns);
@@ -86,7 +110,8 @@ static void spin_ms(double ms)
 /* fetch_host_work - host work independent of the result */
 static void fetch_host_work(void *ctx)
 {
-    fetch_ctx *f = ctx;
+    fetch_ctx *f = fetch_state(ctx);
+    f->host_at = xl_now_ms();
     f->host_worked++;
     spin_ms(f->host_ms);
 }
@@ -94,7 +119,7 @@ static void fetch_host_work(void *ctx)
 /* fetch_consume - reads the result: the last page first (a copy in flight writes it last) */
 static void fetch_consume(const void *host, size_t bytes, void *ctx)
 {
-    fetch_ctx *f = ctx;
+    fetch_ctx *f = fetch_state(ctx);
     size_t bad = 0, tail = bytes < 4096 ? bytes : 4096;
     char when[64] = "";
     f->consumed++;
@@ -212,43 +237,59 @@ static void expect_copies_on(const xl_copy_rec *recs, int n, const void *host, s
 
 XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         "lab_fetch: consume sees the whole result, 20 times, 1 byte to 64 MiB (some random), behind 10 ms of work on "
-        "job->stream; each callback runs once; nothing is left allocated", 30)
+        "job->stream (the legacy stream 0 and cudaStreamPerThread once each), ctx NULL once; each callback runs "
+        "once; nothing is left allocated, from the first call on", 30)
 {
     static const size_t sizes[] = {1, 4097, (1u << 20) + 5, 64u << 20, 0 /* random */};
     static xl_copy_rec recs[MAX_COPIES];
     cudaStream_t s = kit_stream();
+    kit_held before = kit_held_now(); /* before the first call: what any call makes and keeps counts */
     cr_assert(lab_fetch(NULL) == -1, "lab_fetch(NULL) must return -1");
+    kit_expect_released(before, "lab_fetch(NULL), the first call of the test (an event made once and kept is held)");
     expect_fetch_refuses_null(s);
     lab_fetch_buffer_free(NULL);
-    kit_held before = kit_held_now();
+    kit_expect_released(before, "lab_fetch refusing bad jobs");
     for (int r = 0; r < REPS; r++) {
         size_t n = sizes[r % 5] ? sizes[r % 5] : (size_t)kit_rand_int(2, 4 << 20);
-        char when[64];
+        /* every stream is valid: repetition 6 runs on the legacy stream 0, 7 on cudaStreamPerThread */
+        cudaStream_t js = r == 5 ? (cudaStream_t)0 : r == 6 ? cudaStreamPerThread : s;
+        char when[96];
         fetch_ctx f;
-        snprintf(when, sizeof when, " (repetition %d, %zu bytes)", r + 1, n);
-        fetch_setup(&f, n, FETCH_GPU_NS, 0.1, s);
+        snprintf(when, sizeof when, " (repetition %d, %zu bytes%s)", r + 1, n,
+                 r == 5   ? ", job->stream 0"
+                 : r == 6 ? ", job->stream cudaStreamPerThread"
+                 : r == 7 ? ", ctx NULL"
+                          : "");
+        fetch_setup(&f, n, FETCH_GPU_NS, 0.1, js);
         f.rep = r + 1;
         void *host = lab_fetch_buffer(n);
         cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n);
         xl_poison(host, n);
         lab_fetch_job j = job_for(&f, host);
+        if (r == 7) { /* ctx is the caller's, for its callbacks only: NULL is valid */
+            j.ctx = NULL;
+            fetch_null_ctx = &f;
+        }
         fetch_behind_caller(&f);
         xl_copylog_start(recs, MAX_COPIES);
         int rc = lab_fetch(&j);
         int copies = xl_copylog_stop();
-        xl_expect_ok(rc, "lab_fetch");
+        fetch_null_ctx = NULL;
+        cr_assert(rc == 0, "lab_fetch returned %d%s: every stream (0 and cudaStreamPerThread too) and any ctx (NULL "
+                  "too: it is only handed to the callbacks) make a valid job", rc, when);
         cr_assert(f.consumed == 1 && f.host_worked == 1 && f.gpu_worked == 1,
                   "lab_fetch called gpu_work %d times, host_work %d times and consume %d times%s; it must call each "
                   "once",
                   f.gpu_worked, f.host_worked, f.consumed, when);
-        cr_assert(f.gpu_stream == s, "lab_fetch gave gpu_work a stream other than job->stream%s: all GPU work of a "
+        cr_assert(f.gpu_stream == js, "lab_fetch gave gpu_work a stream other than job->stream%s: all GPU work of a "
                   "fetch goes on job->stream", when);
-        expect_copies_on(recs, copies, host, n, s, when);
-        XL_CHECK(cudaStreamSynchronize(s));
+        expect_copies_on(recs, copies, host, n, js, when);
+        XL_CHECK(cudaStreamSynchronize(js));
         lab_fetch_buffer_free(host);
         fetch_teardown(&f);
     }
-    kit_expect_released(before, "20 rounds of lab_fetch_buffer, lab_fetch and lab_fetch_buffer_free");
+    kit_expect_released(before, "lab_fetch(NULL), bad jobs and 20 rounds of lab_fetch_buffer, lab_fetch and "
+                        "lab_fetch_buffer_free");
 }
 
 /* What a narrow-wait test runs: one fetch into a poisoned buffer, so only a correct wait passes. */
@@ -268,7 +309,8 @@ static void fetch_poisoned(void *ctx)
 }
 
 XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
-        "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream", 15)
+        "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream, and runs host_work at once "
+        "behind 120 ms of the caller's work on job->stream", 15)
 {
     fetch_run r = {.s = kit_stream()};
     fetch_setup(&r.f, 1u << 20, 2000000, 0.1, r.s);
@@ -283,6 +325,18 @@ XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
               "after the copy, or on its stream",
               ms);
     xl_note("lab_fetch took %.1f ms beside the 300 ms kernel", ms);
+    /* the caller's stream busy 120 ms: lab_fetch enqueues behind that work and runs host_work meanwhile */
+    xl_delay(r.s, CALLER_BUSY_NS);
+    double t0 = xl_now_ms();
+    fetch_poisoned(&r);
+    double start = r.f.host_at - t0;
+    xl_timed_check(start, XL_AT_MOST(HOST_START_MS), "when lab_fetch started host_work behind 120 ms of the "
+                   "caller's work on job->stream (ms)",
+                   "lab_fetch called host_work %.0f ms after it was called, behind 120 ms of work the caller had "
+                   "queued on job->stream: it waited on the host for the caller's work first (a stream synchronize "
+                   "before enqueueing?). Enqueue gpu_work and the copy behind that work, on job->stream, and run "
+                   "host_work at once; wait only for the copy, before consume",
+                   start);
     lab_fetch_buffer_free(r.host);
     fetch_teardown(&r.f);
 }
@@ -391,12 +445,24 @@ typedef struct {
     int n;
     int fills, fills_out_of_order, fills_elsewhere; /* fill calls; for a batch not next; on another buffer or size */
     int gpu_works, gpu_out_of_order, gpu_other_stream; /* gpu_work calls; for a batch not next; on another stream */
+    double fill0_at;      /* when fill was called for batch 0 (xl_now_ms) */
 } send_ctx;
+
+/* The send of a job whose ctx is NULL (its callbacks keep their state elsewhere); NULL while no such job runs. */
+static send_ctx *send_null_ctx;
+
+/* send_state - the send_ctx a callback was given ctx for */
+static send_ctx *send_state(void *ctx)
+{
+    return state_of(ctx, send_null_ctx, "lab_send");
+}
 
 /* send_fill - batch i: fresh random bytes from the seed */
 static void send_fill(void *host, size_t bytes, int i, void *ctx)
 {
-    send_ctx *c = ctx;
+    send_ctx *c = send_state(ctx);
+    if (i == 0)
+        c->fill0_at = xl_now_ms();
     c->fills_out_of_order += i != c->fills;
     c->fills++;
     if (host != c->host || bytes != c->bytes) {
@@ -410,7 +476,7 @@ static void send_fill(void *host, size_t bytes, int i, void *ctx)
  * must overwrite: it is enqueued before that copy */
 static void send_gpu_work(cudaStream_t s, int i, void *ctx)
 {
-    send_ctx *c = ctx;
+    send_ctx *c = send_state(ctx);
     c->gpu_out_of_order += i != c->gpu_works;
     c->gpu_works++;
     c->gpu_other_stream += s != c->stream;
@@ -468,7 +534,7 @@ static const char *send_why(const unsigned char *got, size_t bytes)
  * arrived intact, nothing past them; rep numbers the repetition */
 static void send_expect(const lab_send_job *j, int rep)
 {
-    const send_ctx *c = j->ctx;
+    const send_ctx *c = j->ctx ? j->ctx : send_null_ctx;
     size_t guard = 16, bad = 0;
     unsigned char *want = kit_host_alloc(j->bytes), *got = kit_host_alloc(j->bytes + guard);
     XL_CHECK(cudaStreamSynchronize(j->stream));
@@ -497,15 +563,18 @@ static void send_expect(const lab_send_job *j, int rep)
 }
 
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
-        "lab_send: every batch arrives intact behind 20 ms of work on job->stream, for 0 to 12 batches of 1 byte to "
-        "2 MiB (random), though the host refills one buffer; fill and gpu_work run once per batch, in order, "
-        "gpu_work before its batch's copy; nothing is left allocated", 30)
+        "lab_send: every batch arrives intact behind 20 ms of work on job->stream (the legacy stream 0 and "
+        "cudaStreamPerThread once each), ctx NULL once, for 0 to 12 batches of 1 byte to 2 MiB (random), though the "
+        "host refills one buffer; fill and gpu_work run once per batch, in order, gpu_work before its batch's copy; "
+        "nothing is left allocated, from the first call on", 30)
 {
     const size_t room = (size_t)SEND_MAX_BATCHES * SEND_MAX_BYTES + 16;
     cudaStream_t s = kit_stream();
     void *host = kit_pinned_alloc(SEND_MAX_BYTES), *dev = kit_dev_alloc(room);
     send_ctx c;
+    kit_held before = kit_held_now(); /* before the first call: what any call makes and keeps counts */
     cr_assert(lab_send(NULL) == -1, "lab_send(NULL) must return -1");
+    kit_expect_released(before, "lab_send(NULL), the first call of the test (an event made once and kept is held)");
     /* each bad argument alone, the rest valid (n from 1 up), and n < 0 with a NULL member too */
     static const char *const bad[6] = {"gpu_work NULL", "host NULL", "dev NULL", "fill NULL", "n = -1", "n = INT_MIN"};
     for (int m = 0; m < 7; m++) {
@@ -523,23 +592,39 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
                   "before any work (lab.h: no NULL, n >= 0)", m == 6 ? "gpu_work NULL and n = -1" : bad[m],
                   m < 4 ? " (the rest valid)" : "", rc, c.fills, c.gpu_works, cudaGetErrorName(left));
     }
-    kit_held before = kit_held_now();
+    kit_expect_released(before, "lab_send refusing bad jobs");
     for (int r = 0; r < 10; r++) {
         int n = r == 0 ? 1 : r == 1 ? 0 : r == 2 ? SEND_MAX_BATCHES : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
         size_t bytes = r == 0 ? 1 : r == 3 ? 1u << 20 : (size_t)kit_rand_int(2, SEND_MAX_BYTES);
-        lab_send_job j = send_setup(&c, s, host, dev, room, bytes, n, 1000000);
+        /* every stream is valid: repetition 5 runs on the legacy stream 0, 6 on cudaStreamPerThread */
+        cudaStream_t js = r == 4 ? (cudaStream_t)0 : r == 5 ? cudaStreamPerThread : s;
+        lab_send_job j = send_setup(&c, js, host, dev, room, bytes, n, 1000000);
         if (n > 0) /* batches copied on any other stream land before this memset, which overwrites them */
-            kit_queue_busy_memset(s, SEND_BUSY_NS, dev, BUSY_BYTE, (size_t)n * bytes);
-        send_call(&j);
+            kit_queue_busy_memset(js, SEND_BUSY_NS, dev, BUSY_BYTE, (size_t)n * bytes);
+        if (r == 6) { /* ctx is the caller's, for its callbacks only: NULL is valid */
+            j.ctx = NULL;
+            send_null_ctx = &c;
+        }
+        int rc = lab_send(&j);
+        cr_assert(rc == 0, "lab_send returned %d (repetition %d, %d batches of %zu bytes%s): every stream (0 and "
+                  "cudaStreamPerThread too) and any ctx (NULL too: it is only handed to the callbacks) make a valid "
+                  "job", rc, r + 1, n, bytes,
+                  r == 4   ? ", job->stream 0"
+                  : r == 5 ? ", job->stream cudaStreamPerThread"
+                  : r == 6 ? ", ctx NULL"
+                           : "");
+        xl_poison(j.host, j.bytes); /* lab.h: the host buffer is free once lab_send returns */
         send_expect(&j, r + 1);
+        send_null_ctx = NULL;
     }
-    kit_expect_released(before, "10 calls of lab_send");
+    kit_expect_released(before, "lab_send(NULL), bad jobs and 10 calls of lab_send");
     XL_CHECK(cudaFreeHost(host));
     XL_CHECK(cudaFree(dev));
 }
 
 XL_TEST(send, narrow_wait, 5, XL_TIMED,
-        "lab_send waits for its own copies only, not for a 300 ms kernel on another stream; batches intact", 15)
+        "lab_send waits for its own copies only, not for a 300 ms kernel on another stream, and fills batch 0 at once "
+        "behind 120 ms of the caller's work on job->stream; batches intact", 15)
 {
     const size_t bytes = 1u << 20;
     void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(3 * bytes + 16);
@@ -554,4 +639,20 @@ XL_TEST(send, narrow_wait, 5, XL_TIMED,
               "about 4 ms): wait on an event recorded after each copy, or on its stream, not on the whole device",
               ms);
     xl_note("lab_send took %.1f ms beside the 300 ms kernel", ms);
+    /* the caller's stream busy 120 ms: lab_send fills batch 0 meanwhile and enqueues behind that work */
+    j = send_setup(&c, j.stream, host, dev, 3 * bytes + 16, bytes, 3, 1000000);
+    xl_delay(j.stream, CALLER_BUSY_NS);
+    double t0 = xl_now_ms();
+    send_call(&j);
+    send_expect(&j, 2);
+    double start = c.fill0_at - t0;
+    xl_timed_check(start, XL_AT_MOST(HOST_START_MS), "when lab_send filled batch 0 behind 120 ms of the caller's "
+                   "work on job->stream (ms)",
+                   "lab_send called fill for batch 0 %.0f ms after it was called, behind 120 ms of work the caller "
+                   "had queued on job->stream: it waited on the host for the caller's work first (a stream "
+                   "synchronize before the first fill?). lab.h: it waits for nothing but its copies; fill batch 0 "
+                   "at once and enqueue behind the caller's work, on job->stream",
+                   start);
+    XL_CHECK(cudaFreeHost(host));
+    XL_CHECK(cudaFree(dev));
 }

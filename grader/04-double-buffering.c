@@ -3,9 +3,12 @@
  * Results are checked exactly against the CPU. Hazards are made certain: the kernel is slowed (it works
  * 2 ms before it reads its batch) and the host is fast, so a buffer reused too early is overwritten every
  * time, not sometimes; the kit's kernel also records its batch as it found it when it began, which tells
- * the two hazards apart. Batches are made to finish out of order (one batch's stream held up 25 ms after its
- * kernel), so a pipe that waits only for its last batch returns before a result has arrived, and one that
- * shares a device result between slots copies back another batch's, every time. Every depth of
+ * the two hazards apart. In each hazard run one copy in of the first round waits 10 ms on its stream before it
+ * reads (xl_copylog_hold): a host buffer guarded by anything that fires before that copy has read it is refilled
+ * while the copy waits, and a device buffer whose next copy in is on another stream than its kernel is overwritten
+ * while that kernel, started late, still works. Batches are made to finish out of order (one batch's stream held
+ * up 25 ms after its kernel), so a pipe that waits only for its last batch returns before a result has arrived,
+ * and one that shares a device result between slots copies back another batch's, every time. Every depth of
  * the contract (1 to 8) is run, pipes of random sizes get fewer items than they hold, batch counts fall at
  * and beside multiples of the depth; what a pipe holds is counted at the CUDA calls, so a destroy that
  * forgets a stream, or a failed create that forgets what it had made, is found. Speed is an overlap
@@ -20,6 +23,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/copylog.h"
 #include "common/stats.h"
 #include "common/timeline.h"
 #include "common/timing.h"
@@ -33,6 +37,7 @@ XL_LAB("04", "double-buffering");
 
 #define SLOW_KERNEL_NS 2000000ull /* the hazard tests' kernel: 2 ms of work before it reads its batch */
 #define HAZARD_PRODUCE_MS 0.3
+#define HOLD_COPY_MS 10.0         /* one first-round copy in waits this long on its stream (hazards, results.exact) */
 #define SLOW_MS 25.0              /* one batch's stream held up this long after its kernel: its copy back comes
                                      after every later batch's */
 #define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
@@ -80,8 +85,10 @@ static void run_poisoned(lab_pipe *p, const lab_job *j)
 }
 
 /* expect_results - right after lab_pipe_run returned: every result of j is right. want_all holds the right results
- * (NULL: computed here), slow is the batch whose stream the kit held up (-1: none), what says which run */
-static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *want_all, int slow, const char *what)
+ * (NULL: computed here), slow is the batch whose stream the kit held up (-1: none), held the batch whose copy in
+ * the kit held (-1: none), what says which run */
+static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *want_all, int slow, int held,
+                           const char *what)
 {
     for (int i = 0; i < j->batches; i++) {
         lab_result want = want_all ? want_all[i] : wl_expected(w, i), got = j->results[i];
@@ -98,6 +105,10 @@ static void expect_results(const wl_ctx *w, const lab_job *j, const lab_result *
         else if (poisoned)
             hint = ": it never arrived (results[i] still holds the poison; did lab_pipe_run return before the last "
                    "copies back had finished?)";
+        else if (i == held)
+            hint = ": the kit held this batch's copy in 10 ms on its stream before it read the host buffer. Was the "
+                   "buffer refilled with a later batch meanwhile? Before produce writes into a host buffer, wait for "
+                   "an event recorded right after that buffer's copy in (after it, on the copy's stream)";
         else if (slow >= 0 && i > slow)
             hint = ": an earlier batch's stream was held up 25 ms after its kernel, so the copies queued behind it on "
                    "that stream ran late. Was this batch's host buffer refilled before its copy in had read it? Wait "
@@ -114,9 +125,11 @@ KIT_CREATE_ATTEMPT(pipe_attempt, lab_pipe_create, lab_pipe_destroy)
  * makes it fail */
 static void expect_create_fails(size_t max_items, int depth, const char *why)
 {
-    char what[256];
+    char what[256], said[512];
     kit_held before = kit_held_now();
+    int saved = kit_capture_begin();
     lab_pipe *p = lab_pipe_create(max_items, depth);
+    int lines = kit_capture_end(saved, said, sizeof said);
     cudaGetLastError(); /* an out-of-memory error met by the create is expected */
     if (p)
         lab_pipe_destroy(p);
@@ -126,16 +139,34 @@ static void expect_create_fails(size_t max_items, int depth, const char *why)
                   ? " when it cannot allocate everything (allocate every buffer in lab_pipe_create, none later, and "
                     "check that max_items * 4 bytes does not overflow)"
                   : " (lab.h: max_items >= 1, depth 1 to 8)");
+    cr_assert(saved < 0 || lines >= 1,
+              "lab_pipe_create(%zu items, depth %d) %s returned NULL without a word on stderr: lab.h asks for NULL "
+              "with a message, so that the caller knows why (print one line saying what was wrong, e.g. with "
+              "fprintf(stderr, ...))",
+              max_items, depth, why);
     snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) %s, which returned NULL", max_items, depth, why);
     kit_expect_released(before, what);
+}
+
+/* One lab_pipe_run, repeated by kit_expect_no_heap_leak. */
+typedef struct {
+    lab_pipe *p;
+    lab_job j;
+} run_call;
+
+/* run_once - kit_expect_no_heap_leak's attempt: lab_pipe_run of c's job; 0 when it returned 0 */
+static int run_once(void *ctx)
+{
+    run_call *c = ctx;
+    return lab_pipe_run(c->p, &c->j) == 0 ? 0 : -1;
 }
 
 /* ===== Part A: the pipe ===== */
 
 XL_TEST(pipe, arguments, 5, XL_GPU,
         "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; a create that runs out of memory at "
-        "any of its allocations returns NULL holding nothing, with no error left; destroy(NULL) is "
-        "harmless", 20)
+        "any of its allocations returns NULL, with a message, holding nothing, with no error left; destroy(NULL) is "
+        "harmless; runs repeated on one pipe do not grow the host heap", 20)
 {
     expect_create_fails(0, 2, "with 0 items");
     expect_create_fails(1024, 0, "with depth 0");
@@ -187,6 +218,15 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     xl_expect_ok(lab_pipe_run(p, &j), "lab_pipe_run with 0 batches");
     cr_assert(w.produced == 0 && w.computed == 0, "lab_pipe_run with 0 batches called produce %d and compute %d times",
               w.produced, w.computed);
+    /* a pipe runs any number of jobs (lab.h): a run must give back whatever heap memory it takes */
+    run_call again = {p, wl_job(&w, (int)kit_rand_int(1, 4), res)}; /* res holds 4 */
+    again.j.items = (size_t)kit_rand_int(1, 999);
+    snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items on a pipe of 999 items, depth 2",
+             again.j.batches, again.j.items);
+    kit_expect_no_heap_leak(run_once, &again, what,
+                            "lab_pipe_run keeps heap memory it allocated (malloc, calloc, new) after it returns; a "
+                            "pipe runs any number of jobs, so free it before returning, or allocate it once in "
+                            "lab_pipe_create and free it in lab_pipe_destroy");
     lab_pipe_destroy(p);
     XL_CHECK(cudaFreeHost(res));
     wl_destroy(&w);
@@ -235,6 +275,33 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
     }
 }
 
+/* The job's callbacks, watched: what each was given against the job's items (lab.h: batch i, items long). */
+typedef struct {
+    wl_ctx *w;
+    size_t items;                 /* the job's */
+    int produce_bad, compute_bad; /* the first batch each was called with other items (-1: none) */
+    size_t produce_got, compute_got;
+} args_watch;
+
+/* watched_produce - lab_job.produce: notes the items it was given, then wl_produce */
+static void watched_produce(uint32_t *host, size_t items, int i, void *ctx)
+{
+    args_watch *a = ctx;
+    if (items != a->items && a->produce_bad < 0)
+        a->produce_bad = i, a->produce_got = items;
+    wl_produce(host, items, i, a->w);
+}
+
+/* watched_compute - lab_job.compute: notes the items it was given, then wl_compute */
+static void watched_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
+                            void *ctx)
+{
+    args_watch *a = ctx;
+    if (items != a->items && a->compute_bad < 0)
+        a->compute_bad = i, a->compute_got = items;
+    wl_compute(dev, items, dev_result, i, stream, a->w);
+}
+
 /* One run of results.exact: how many batches, and whether the pipe's whole size or fewer items. */
 typedef struct {
     int batches; /* a multiple of the depth, plus this */
@@ -247,7 +314,7 @@ typedef struct {
 XL_TEST(results, exact, 15, XL_GPU,
         "every result is exact when lab_pipe_run returns: depths 1 to 8, pipes of random sizes given as many items or "
         "fewer, batch counts at and beside multiples of the depth, one batch finishing last, one early batch held up "
-        "while its slot is reused", 30)
+        "while its slot is reused, one early copy in held 10 ms; produce and compute are given the job's items", 30)
 {
     static const exact_run runs[] = {{-1, 1, 1, 0}, {0, 1, 0, 0}, {1, 1, 2, 0}, {-1, 2, 0, 0},
                                      {0, 2, 1, 0},  {1, 2, 0, 1}, {1, 3, 1, 2}};
@@ -258,9 +325,9 @@ XL_TEST(results, exact, 15, XL_GPU,
         size_t max_items = depth == edge ? 1 : (size_t)kit_rand_int(2, (1 << 20) + 3);
         lab_pipe *p = new_pipe(max_items, depth);
         for (int r = 0; r < nruns; r++) {
-            char what[192];
+            char what[256];
             wl_ctx w;
-            int batches = runs[r].times * depth + runs[r].batches, slow = -1;
+            int batches = runs[r].times * depth + runs[r].batches, slow = -1, held = -1;
             size_t items = runs[r].items == 0 ? max_items
                            : runs[r].items == 1 ? (size_t)kit_rand_int(1, (long)max_items - 1)
                                                 : 1;
@@ -271,15 +338,31 @@ XL_TEST(results, exact, 15, XL_GPU,
                 wl_slow_batch(&w, slow, SLOW_MS);
             }
             lab_job j = wl_job(&w, batches, res);
+            args_watch a = {&w, items, -1, -1, 0, 0};
+            j.produce = watched_produce;
+            j.compute = watched_compute;
+            j.ctx = &a;
             wl_expected_all(&w, batches, want); /* before the run: the results are read the moment it returns */
-            char held[48] = "";
+            if (r == nruns - 1) /* one copy in of the first round waits on its stream before it reads its buffer */
+                held = (int)kit_rand_int(0, depth - 1);
+            char note[112] = "";
             if (slow >= 0)
-                snprintf(held, sizeof held, " (batch %d held up 25 ms)", slow);
+                snprintf(note, sizeof note, " (batch %d held up 25 ms)", slow);
+            if (held >= 0)
+                snprintf(note + strlen(note), sizeof note - strlen(note), " (batch %d's copy in held 10 ms)", held);
             snprintf(what, sizeof what, "depth %d, a pipe of %zu items, %d batches of %zu items%s", depth, max_items,
-                     batches, items, held);
+                     batches, items, note);
             xl_poison(res, (MAX_BATCHES + 2) * sizeof(lab_result));
+            xl_copylog_hold(held, (uint64_t)(HOLD_COPY_MS * 1e6)); /* counted from this run's first copy in */
             run_poisoned(p, &j);
-            expect_results(&w, &j, want, slow, what);
+            xl_copylog_hold(-1, 0);
+            cr_assert(a.produce_bad < 0, "%s: produce was called for batch %d with %zu items: the job's batches have "
+                      "%zu (lab.h: produce writes batch i, items long; the pipe's max_items is only its capacity)",
+                      what, a.produce_bad, a.produce_got, items);
+            cr_assert(a.compute_bad < 0, "%s: compute was called for batch %d with %zu items: the job's batches have "
+                      "%zu (lab.h: compute reads batch i, items long; the pipe's max_items is only its capacity)",
+                      what, a.compute_bad, a.compute_got, items);
+            expect_results(&w, &j, want, slow, held, what);
             cr_assert(xl_check_poison(res + batches, 2 * sizeof(lab_result), NULL) == 0,
                       "%s: lab_pipe_run wrote past results[%d], the job's last result", what, batches - 1);
             wl_destroy(&w);
@@ -295,10 +378,14 @@ XL_TEST(results, exact, 15, XL_GPU,
 typedef struct {
     lab_result want[16], start[16], got[16];
     int batches;
+    int held; /* the batch whose copy in waited HOLD_COPY_MS on its stream */
 } hazard_run;
 
 /* run_hazard - depth d, 16 batches of 2^18 + 7 items, a kernel that works 2 ms before it reads, a host that
- * produces a batch in 0.3 ms: a buffer reused too early is overwritten while the kernel before it still spins */
+ * produces a batch in 0.3 ms: a buffer reused too early is overwritten while the kernel before it still spins. One
+ * batch of the first round (random) has its copy in held HOLD_COPY_MS on its stream before it reads: the host
+ * refills its buffer in that time unless it waits for the copy itself, and its kernel starts late, after the
+ * other streams have emptied, so a copy in of its slot put on another stream lands under it */
 static void run_hazard(int depth, hazard_run *h)
 {
     wl_ctx w;
@@ -307,7 +394,10 @@ static void run_hazard(int depth, hazard_run *h)
     lab_result *res = pinned_results(h->batches);
     lab_pipe *p = new_pipe(w.items, depth);
     lab_job j = wl_job(&w, h->batches, res);
+    h->held = (int)kit_rand_int(0, depth - 1);
+    xl_copylog_hold(h->held, (uint64_t)(HOLD_COPY_MS * 1e6)); /* counted from this run's first copy in */
     run_poisoned(p, &j);
+    xl_copylog_hold(-1, 0);
     XL_CHECK(cudaDeviceSynchronize()); /* whatever lab_pipe_run left running, before the grader reads */
     wl_start_results(&w, h->start, h->batches);
     for (int i = 0; i < h->batches; i++) {
@@ -341,11 +431,12 @@ static void arrived_intact(const hazard_run *h, int depth, int run)
 {
     for (int i = 0; i < h->batches; i++)
         cr_assert(same(h->start[i], h->want[i]),
-                  "depth %d, run %d: batch %d was not on the GPU when its kernel began (the device buffer held other "
-                  "data). Most likely its pinned host buffer was refilled with a later batch before the copy in had "
-                  "read it: before produce writes into a host buffer, wait on an event recorded right after that "
-                  "buffer's last copy in (on the copy's stream)",
-                  depth, run, i);
+                  "depth %d, run %d (batch %d's copy in held 10 ms on its stream): batch %d was not on the GPU when "
+                  "its kernel began (the device buffer held other data). Most likely its pinned host buffer was "
+                  "refilled with a later batch before the copy in had read it: before produce writes into a host "
+                  "buffer, wait on an event recorded right after that buffer's last copy in (after it, on the copy's "
+                  "stream)",
+                  depth, run, h->held, i);
 }
 
 /* unchanged_under_kernel - each batch's device buffer held still while its kernel ran */
@@ -353,21 +444,23 @@ static void unchanged_under_kernel(const hazard_run *h, int depth, int run)
 {
     for (int i = 0; i < h->batches; i++)
         cr_assert(same(h->got[i], h->start[i]),
-                  "depth %d, run %d: batch %d changed under its kernel: the device buffer held one batch when the "
-                  "kernel began and other data by the time it read it. A later copy in wrote into that device "
-                  "buffer while the kernel was still running: the copy must wait for the kernel (the same stream, "
-                  "or an event recorded after the kernel)",
-                  depth, run, i);
+                  "depth %d, run %d (batch %d's copy in held 10 ms on its stream): batch %d changed under its kernel: "
+                  "the device buffer held one batch when the kernel began and other data by the time it read it. A "
+                  "later copy in wrote into that device buffer while the kernel was still running: the copy must "
+                  "wait for the kernel (the same stream, or an event recorded after the kernel)",
+                  depth, run, h->held, i);
 }
 
 XL_TEST(hazard, host_reuse, 10, XL_GPU,
-        "no host buffer is refilled before its copy has read it (kernel slowed to 2 ms, depths 2 and 3, 3 runs)", 30)
+        "no host buffer is refilled before its copy has read it (kernel slowed to 2 ms, one early copy in held 10 ms, "
+        "depths 2 and 3, 3 runs)", 30)
 {
     each_hazard_run(arrived_intact);
 }
 
 XL_TEST(hazard, device_reuse, 10, XL_GPU,
-        "no device buffer is overwritten while its kernel still reads it (kernel slowed to 2 ms, depths 2 and 3)", 30)
+        "no device buffer is overwritten while its kernel still reads it (kernel slowed to 2 ms, one early copy in "
+        "held 10 ms, depths 2 and 3)", 30)
 {
     each_hazard_run(unchanged_under_kernel);
 }
@@ -393,7 +486,7 @@ XL_TEST(pipe, narrow_wait, 5, XL_TIMED,
     pipe_call c = {new_pipe(w.items, 2), wl_job(&w, 4, pinned_results(4))};
     call_pipe(&c); /* warm-up */
     double ms = kit_ms_beside_busy(call_pipe, &c, KIT_OTHER_NS);
-    expect_results(&w, &c.j, NULL, -1, "beside the 300 ms kernel");
+    expect_results(&w, &c.j, NULL, -1, -1, "beside the 300 ms kernel");
     xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_pipe_run's time beside an unrelated kernel (ms)",
               "lab_pipe_run took %.0f ms for 4 batches of about 1 ms each while an unrelated 300 ms kernel ran on "
               "another stream: it waited for the whole device (cudaDeviceSynchronize, or the legacy default "
@@ -455,7 +548,7 @@ XL_TEST(pipe, early_refill, 5, XL_GPU,
         j.compute = refill_compute;
         j.ctx = &r;
         run_poisoned(p, &j);
-        expect_results(&w, &j, NULL, 0, "with batch 0 held up 60 ms");
+        expect_results(&w, &j, NULL, 0, -1, "with batch 0 held up 60 ms");
         cr_assert(r.found >= 0, "depth %d, %d batches: produce was never called for batch %d", r.depth, batches,
                   r.depth);
         cr_assert(r.found == 1,
@@ -502,7 +595,7 @@ static void measure_eff(void *ctx, double *eff, char *figures, size_t len)
         t0 = xl_now_ms();
         xl_expect_ok(lab_pipe_run(c->pipe, &j), "lab_pipe_run");
         pipe[r] = xl_now_ms() - t0;
-        expect_results(&c->w, &j, c->want, -1, "in the speed test");
+        expect_results(&c->w, &j, c->want, -1, -1, "in the speed test");
         e[r] = (seq[r] - pipe[r]) / (seq[r] - ideal[r]);
     }
     double lo = e[0], hi = e[0];
@@ -546,7 +639,7 @@ static void trace_for_report(speed_ctx *c)
     xl_timeline_trace_copies(NULL, NULL);
     c->w.tl = NULL;
     xl_expect_ok(rc, "lab_pipe_run");
-    expect_results(&c->w, &j, c->want, -1, "in the traced run");
+    expect_results(&c->w, &j, c->want, -1, -1, "in the traced run");
     xl_timeline_write(t, path, NULL, "grader", 1);
     xl_timeline_destroy(t);
 }

@@ -303,11 +303,13 @@ static void expect_issue_order(const run_spec *r, const step *st, int nst)
 }
 
 /* run_checked - one run of r on p, fresh input, poisoned output, chunk `hold`'s kernel (-1: none) held back:
- * every word right as soon as lab_pipeline_run returns, then the issue order and the streams, and nothing more
- * held after the run than before it (an event or stream made in the run and never released) */
+ * every word right as soon as lab_pipeline_run returns, then the issue order and the streams, nothing more
+ * held after the run than before it (an event or stream made in the run and never released), and no wait for the
+ * whole device or the legacy stream among those it asked for (common/synclog.h) */
 static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *out, int hold)
 {
     static xl_copy_rec copies[MAX_STEPS];
+    static xl_sync_rec syncs[MAX_STEPS];
     static step steps[2 * MAX_STEPS];
     lab_kernel k = {rec_launch, &rk};
     r->in = in, r->out = out;
@@ -322,7 +324,9 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
     rk.n = 0, rk.foreign = 0, rk.hold = hold;
     kit_held before = kit_held_now();
     xl_copylog_start(copies, MAX_STEPS);
+    xl_synclog_start(syncs, MAX_STEPS);
     int rc = lab_pipeline_run(p, in, out, r->items, r->order, &k);
+    int nsyncs = xl_synclog_stop();
     int ncopies = xl_copylog_stop();
     xl_expect_ok(rc, "lab_pipeline_run");
     expect_out(in, out, r->items, r->what); /* at once: a held-back chunk is the last to land */
@@ -332,6 +336,8 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
     cr_assert(rk.foreign == 0, "%s: k->launch was called %d times with another ctx than k->ctx: pass k->ctx on, the "
               "kernel needs it", r->what, rk.foreign);
     expect_issue_order(r, steps, steps_of(copies, ncopies, rk.recs, rk.n, steps));
+    /* lab.h: it waits for this pipeline's streams only, in either order */
+    kit_expect_no_device_sync(syncs, nsyncs < MAX_STEPS ? nsyncs : MAX_STEPS, r->what);
 }
 
 /* check_order - for 1, 3, 4, 32 and a random 3 to 8 streams with random chunk sizes, and a random 1 to 32 streams
@@ -385,6 +391,75 @@ static void check_order(lab_order order)
 KIT_CREATE_ATTEMPT(pipeline_attempt, lab_pipeline_create, lab_pipeline_destroy)
 KIT_ALLOC_ATTEMPT(host_alloc_attempt, lab_host_alloc, lab_host_free)
 
+/* The creates lab_pipeline_create must refuse, and the runs lab_pipeline_run must refuse or make. */
+typedef struct {
+    size_t chunk[8];
+    int streams[8];
+    int n;
+    lab_pipeline *p;
+    const uint32_t *in;
+    uint32_t *out;
+    size_t items;
+    const lab_kernel *k, *none;
+    int calls; /* good_runs: calls so far */
+} refusal_args;
+
+/* refused_creates - kit_expect_no_heap_leak's attempt: each create of a once (a pipeline made is destroyed); 0 when
+ * every one returned NULL */
+static int refused_creates(void *ctx)
+{
+    const refusal_args *a = ctx;
+    int made = 0;
+    for (int i = 0; i < a->n; i++) {
+        lab_pipeline *p = lab_pipeline_create(a->chunk[i], a->streams[i]);
+        if (p)
+            lab_pipeline_destroy(p), made++;
+    }
+    (void)cudaGetLastError();
+    return made ? -1 : 0;
+}
+
+/* refused_runs - kit_expect_no_heap_leak's attempt: each bad argument of lab_pipeline_run alone, with a->items words
+ * and with none; 0 when every one returned -1 */
+static int refused_runs(void *ctx)
+{
+    const refusal_args *a = ctx;
+    int ok = 1;
+    for (size_t items = a->items;; items = 0) {
+        lab_order o = items ? LAB_BREADTH_FIRST : LAB_DEPTH_FIRST;
+        ok &= lab_pipeline_run(NULL, a->in, a->out, items, o, a->k) == -1;
+        ok &= lab_pipeline_run(a->p, a->in, a->out, items, o, NULL) == -1;
+        ok &= lab_pipeline_run(a->p, a->in, a->out, items, o, a->none) == -1;
+        ok &= lab_pipeline_run(a->p, a->in, a->out, items, (lab_order)7, a->k) == -1;
+        ok &= lab_pipeline_run(a->p, a->in, a->out, items, (lab_order)-1, a->k) == -1;
+        if (items == 0)
+            break;
+        ok &= lab_pipeline_run(a->p, NULL, a->out, items, o, a->k) == -1;
+        ok &= lab_pipeline_run(a->p, a->in, NULL, items, o, a->k) == -1;
+    }
+    return ok ? 0 : -1;
+}
+
+/* good_runs - kit_expect_no_heap_leak's attempt: one run, in turn of a->items words depth-first, of a->items words
+ * breadth-first and of 0 words without arrays; 0 when it returned 0 */
+static int good_runs(void *ctx)
+{
+    refusal_args *a = ctx;
+    int turn = a->calls++ % 3;
+    if (turn == 2)
+        return lab_pipeline_run(a->p, NULL, NULL, 0, LAB_BREADTH_FIRST, a->k);
+    return lab_pipeline_run(a->p, a->in, a->out, a->items, turn ? LAB_BREADTH_FIRST : LAB_DEPTH_FIRST, a->k);
+}
+
+/* expect_no_heap_leak_quiet - kit_expect_no_heap_leak with the calls' messages (one for each refusal, many rounds
+ * of them) kept out of the output */
+static void expect_no_heap_leak_quiet(int (*attempt)(void *ctx), void *ctx, const char *what, const char *hint)
+{
+    int saved = kit_capture_begin();
+    kit_expect_no_heap_leak(attempt, ctx, what, hint);
+    kit_capture_end(saved, NULL, 0);
+}
+
 XL_TEST(pipeline, arguments, 5, XL_GPU,
         "lab_pipeline_create and lab_pipeline_run refuse bad arguments (NULL, -1), 0 words is fine; create and destroy "
         "(right after a run) leave nothing held; a create or lab_host_alloc that runs out of memory at any step "
@@ -395,6 +470,7 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     lab_kernel k = wl_kernel(&kc), none = {NULL, NULL};
     int s_bad = (int)kit_rand_int(33, 100000), s_ok = (int)kit_rand_int(1, 32);
     size_t c_ok = (size_t)kit_rand_int(1, 4096);
+    char what[256];
     XL_CHECK(cudaFree(0));
     kit_held h0 = kit_held_now();
     cr_assert(lab_pipeline_create(0, s_ok) == NULL, "lab_pipeline_create(0 words, %d streams) must return NULL", s_ok);
@@ -418,9 +494,20 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
                   cudaGetErrorName(left));
     }
     kit_expect_released(h0, "lab_pipeline_create refused bad arguments and sizes no GPU holds");
+    /* each refusal, repeated: a few hundred bytes malloc'd and not freed on the way out are under KIT_HEAP_SLACK once,
+     * but grow the heap every time */
+    refusal_args bad = {.chunk = {0, c_ok, c_ok, c_ok, c_ok}, .streams = {s_ok, 0, -1, 33, s_bad}, .n = 5};
+    snprintf(what, sizeof what, "lab_pipeline_create refusing (0 words, %d streams), (%zu words, 0, -1, 33 and %d "
+             "streams)", s_ok, c_ok, s_bad);
+    expect_no_heap_leak_quiet(refused_creates, &bad, what, "lab.h asks for nothing leaked on bad arguments: check "
+                              "them before you malloc anything, or free what you made before returning NULL");
+    refusal_args oom = {.chunk = {huge[0], huge[1]}, .streams = {s_ok, s_ok}, .n = 2};
+    snprintf(what, sizeof what, "lab_pipeline_create(%zu and %zu words, %d streams), out of memory", huge[0], huge[1],
+             s_ok);
+    expect_no_heap_leak_quiet(refused_creates, &oom, what, "lab.h asks for nothing leaked when out of memory: free "
+                              "everything made so far, the struct too, before returning NULL");
     lab_pipeline_destroy(NULL);
     kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 8)};
-    char what[256];
     snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams)", z.size, z.count);
     long made = kit_expect_create_failures(pipeline_attempt, &z, what); /* out of memory at each create in turn */
     cr_assert(made >= 2L * z.count, "%s made %ld allocations and streams: it needs a stream and device buffers "
@@ -448,9 +535,24 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
         cr_assert(lab_pipeline_run(p, NULL, out, items, o, &k) == -1, "in == NULL must give -1");
         cr_assert(lab_pipeline_run(p, in, NULL, items, o, &k) == -1, "out == NULL must give -1");
     }
+    refusal_args runs = {.p = p, .in = in, .out = out, .items = 8, .k = &k, .none = &none};
+    expect_no_heap_leak_quiet(refused_runs, &runs, "lab_pipeline_run refusing each bad argument (8 words and 0)",
+                              "check the arguments before you malloc anything, or free what you made before "
+                              "returning -1");
     cr_assert(kc.launches == 0, "lab_pipeline_run with bad arguments launched %d kernels: check them before any work",
               kc.launches);
     xl_expect_ok(lab_pipeline_run(p, in, out, 0, LAB_BREADTH_FIRST, &k), "lab_pipeline_run of 0 words");
+    /* 0 words: nothing to read or write, so in and out may be NULL (lab.h: an error only when items > 0) */
+    for (int i = 0; i < 3; i++) {
+        lab_order o = (lab_order)kit_rand_int(0, 1);
+        const uint32_t *i0 = i == 2 ? in : NULL;
+        uint32_t *o0 = i == 1 ? out : NULL;
+        int rc = lab_pipeline_run(p, i0, o0, 0, o, &k);
+        cr_assert(rc == 0, "lab_pipeline_run(p, %s, %s, 0 words, %s) returned %d: with 0 words there is nothing to "
+                  "read or write, and lab.h makes a NULL in or out a bad argument only when items > 0; return 0",
+                  i0 ? "in" : "NULL", o0 ? "out" : "NULL", o == LAB_DEPTH_FIRST ? "LAB_DEPTH_FIRST" :
+                  "LAB_BREADTH_FIRST", rc);
+    }
     cr_assert(kc.launches == 0, "0 words launched %d kernels", kc.launches);
     lab_pipeline_destroy(p);
     snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams) and lab_pipeline_destroy", c_ok, s_ok);
@@ -460,6 +562,13 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     uint32_t *big_in = host_input(n), *big_out = host_array(n);
     h1 = kit_held_now();
     p = new_pipeline(c_ok, s_ok);
+    /* a pipeline runs many times: runs, repeated, must not grow the heap */
+    refusal_args again = {.p = p, .in = big_in, .out = big_out, .items = n, .k = &k};
+    snprintf(what, sizeof what, "lab_pipeline_run of %zu words (chunks of %zu, %d streams) depth-first, "
+             "breadth-first, and of 0 words, in turn", n, c_ok, s_ok);
+    kit_expect_no_heap_leak(good_runs, &again, what, "something lab_pipeline_run mallocs is not freed before it "
+                            "returns: a run holds nothing it made once it returns");
+    xl_poison(big_out, (n + 16) * sizeof(uint32_t));
     xl_expect_ok(lab_pipeline_run(p, big_in, big_out, n, LAB_DEPTH_FIRST, &k), "lab_pipeline_run");
     lab_pipeline_destroy(p);
     snprintf(what, sizeof what,
@@ -531,30 +640,40 @@ typedef struct {
     lab_pipeline *p;
     uint32_t *in, *out;
     lab_kernel k;
+    lab_order order;
 } run_ctx;
 
-/* run_once - one depth-first run of 2^20 words */
+/* run_once - one run of 2^20 words in r->order */
 static void run_once(void *ctx)
 {
     run_ctx *r = ctx;
-    xl_expect_ok(lab_pipeline_run(r->p, r->in, r->out, 1u << 20, LAB_DEPTH_FIRST, &r->k), "lab_pipeline_run");
+    xl_expect_ok(lab_pipeline_run(r->p, r->in, r->out, 1u << 20, r->order, &r->k), "lab_pipeline_run");
 }
 
 XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
         "lab_pipeline_run waits for its own streams only, not for a 300 ms kernel on another stream", 15)
 {
     wl_kernel_ctx kc = {0};
-    run_ctx r = {new_pipeline(1u << 18, 4), host_input(1u << 20), host_array(1u << 20), wl_kernel(&kc)};
+    run_ctx r = {new_pipeline(1u << 18, 4), host_input(1u << 20), host_array(1u << 20), wl_kernel(&kc),
+                 LAB_DEPTH_FIRST};
     run_once(&r); /* warm-up */
-    xl_poison(r.out, (1u << 20) * sizeof(uint32_t));
-    double ms = kit_ms_beside_busy(run_once, &r, KIT_OTHER_NS);
-    expect_out(r.in, r.out, 1u << 20, "beside the 300 ms kernel");
-    xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_pipeline_run's time beside an unrelated kernel (ms)",
-              "lab_pipeline_run took %.0f ms for 4 MiB while an unrelated 300 ms kernel ran on another stream: it "
-              "waited for the whole device (cudaDeviceSynchronize, or the legacy default stream); wait for your "
-              "own streams",
-              ms);
-    xl_note("lab_pipeline_run of 4 MiB took %.1f ms beside the 300 ms kernel", ms);
+    for (int o = 0; o < 2; o++) {
+        r.order = o ? LAB_BREADTH_FIRST : LAB_DEPTH_FIRST;
+        const char *name = o ? "breadth-first" : "depth-first";
+        char what[64];
+        snprintf(what, sizeof what, "%s, beside the 300 ms kernel", name);
+        xl_poison(r.out, (1u << 20) * sizeof(uint32_t));
+        double ms = kit_ms_beside_busy(run_once, &r, KIT_OTHER_NS);
+        expect_out(r.in, r.out, 1u << 20, what);
+        xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS),
+                       o ? "lab_pipeline_run's time beside an unrelated kernel, breadth-first (ms)"
+                         : "lab_pipeline_run's time beside an unrelated kernel (ms)",
+                       "lab_pipeline_run %s took %.0f ms for 4 MiB while an unrelated 300 ms kernel ran on another "
+                       "stream: it waited for the whole device (cudaDeviceSynchronize, or the legacy default stream); "
+                       "wait for your own streams",
+                       name, ms);
+        xl_note("lab_pipeline_run %s of 4 MiB took %.1f ms beside the 300 ms kernel", name, ms);
+    }
     lab_pipeline_destroy(r.p);
 }
 

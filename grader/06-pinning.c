@@ -41,21 +41,36 @@ XL_LAB("06", "pinning");
 /* The three methods and registration, by name. */
 typedef int (*pin_fn)(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);
 
-/* fill_seeded - lab_fill_fn: random bytes from the seed in ctx; counts calls and notes the size asked for */
+/* fill_seeded - lab_fill_fn: random bytes from the seed in ctx; counts calls and notes the size asked for and
+ * whether the buffer it was handed was page-locked already */
 typedef struct {
     uint64_t seed;
     int calls;
     size_t asked; /* bytes, at the last call */
+    int pinned;   /* the buffer was page-locked (first and last byte), at the last call */
 } fill_ctx;
 static void fill_seeded(void *buf, size_t bytes, void *ctx)
 {
     fill_ctx *f = ctx;
     f->calls++;
     f->asked = bytes;
+    f->pinned = kit_is_pinned(buf) && kit_is_pinned((const char *)buf + bytes - 1);
     xl_fill_random(buf, bytes, f->seed);
 }
 
-/* expect_one_fill - fn called fill once, for exactly the data's bytes */
+/* fill_no_ctx - lab_fill_fn of a producer that keeps its state elsewhere (ctx NULL): counts its calls and notes
+ * the ctx it got */
+static int no_ctx_calls;
+static void *no_ctx_seen;
+static void fill_no_ctx(void *buf, size_t bytes, void *ctx)
+{
+    no_ctx_calls++;
+    no_ctx_seen = ctx;
+    memset(buf, 0xA5, bytes);
+}
+
+/* expect_one_fill - fn called fill once, for exactly the data's bytes, on the buffer its method names: (a) fills
+ * page-locked memory, (b) and (c) fill ordinary memory, pinned only afterwards */
 static void expect_one_fill(const fill_ctx *f, size_t bytes, const char *fn)
 {
     cr_assert(f->calls == 1, "%s on %zu bytes called fill %d times; call it once", fn, bytes, f->calls);
@@ -63,6 +78,13 @@ static void expect_one_fill(const fill_ctx *f, size_t bytes, const char *fn)
               "%s on %zu bytes asked fill for %zu bytes: ask the producer for exactly the data's bytes (whatever "
               "the buffer around it holds)",
               fn, bytes, f->asked);
+    int want_pinned = strcmp(fn, "lab_pin_at_alloc") == 0;
+    cr_assert(f->pinned == want_pinned,
+              "%s on %zu bytes called fill on memory that was %s: %s", fn, bytes,
+              f->pinned ? "page-locked already" : "not page-locked",
+              want_pinned ? "(a) allocates page-locked memory first, then fills it"
+                          : "lab.h: the data is made in ordinary memory by fill, and only then pinned (by a copy "
+                            "into a new pinned buffer, or in place)");
 }
 
 /* ===== Part A: the cost model (no GPU needed) ===== */
@@ -153,6 +175,17 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
         {{80 * 0x1p62, 1000000000, 50, 10, 1L << 62}, "2^62 transfers: a long holds that"},
         {{80 * 0x1p63, 1000000000, 50, 10, -1}, "2^63 transfers do not fit in a long: -1"},
         {{INFINITY, 1000000000, 50, 10, -1}, "an infinite pin_ms is never paid back (no long holds it): -1"},
+        /* infinities are numbers, and lab.h rejects only NaN: an infinite pinned rate moves the data in no time, so
+         * each transfer saves the whole pageable time */
+        {{100, 1000000000, INFINITY, 10, 1}, "an infinite pinned rate is a positive number (lab.h refuses only NaN): "
+                                             "each transfer saves the whole 100 ms pageable time, so 1"},
+        {{250, 1000000000, INFINITY, 10, 3}, "an infinite pinned rate is a positive number (lab.h refuses only NaN): "
+                                             "each transfer saves the whole 100 ms pageable time: 2.5 transfers, 3"},
+        {{100, 1000000000, 50, INFINITY, -1}, "an infinite pageable rate is faster than any pinned one: pinned is "
+                                              "no faster, -1"},
+        {{100, 1000000000, INFINITY, INFINITY, -1}, "both rates infinite: pinned is no faster, -1"},
+        {{-INFINITY, 1000000000, 50, 10, 0}, "pin_ms = -infinity is <= 0: paid back at once, 0"},
+        {{-INFINITY, 1000000000, NAN, 10, 0}, "pin_ms = -infinity is <= 0, whatever the other arguments: 0"},
         {{1e300, 1, 50, 10, -1}, "1e300 ms at 8e-8 ms saved a transfer: no long holds that count: -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -283,6 +316,16 @@ static void expect_good_buffer(const lab_pinned *b, size_t bytes, uint64_t seed,
     XL_CHECK(cudaFree(c.dev_kits));
 }
 
+/* expect_unpinned_zero - *b is all zero bytes after lab_unpin (lab.h: it zeroes *b); what names the call */
+static void expect_unpinned_zero(const lab_pinned *b, const char *what, size_t bytes)
+{
+    static const lab_pinned zero;
+    cr_assert(memcmp(b, &zero, sizeof zero) == 0,
+              "after lab_unpin (%s, %zu bytes) the lab_pinned holds data %p, bytes %zu, method %d, base %p, "
+              "base_bytes %zu: lab_unpin must zero all of it",
+              what, bytes, b->data, b->bytes, (int)b->method, b->base, b->base_bytes);
+}
+
 /* check_small - pin on 1 byte, one page, a page + 1, two pages and a random size up to 1 MiB, each on fresh
  * data with fill called once: expect_basics, a copy from the GPU into it lands, and lab_unpin zeroes it and
  * leaves nothing held */
@@ -296,7 +339,7 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
     xl_dev_upload(dev, src, SMALL_MAX);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t n = sizes[i];
-        fill_ctx f = {xl_fresh_seed(), 0, 0};
+        fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
         lab_pinned b;
         char what[128];
         kit_held before = kit_held_now();
@@ -306,8 +349,7 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
         expect_basics(&b, n, want, method, fn);
         expect_device_writes(&b, dev, src, n, fn);
         lab_unpin(&b);
-        cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released (%s, %zu bytes)",
-                  fn, n);
+        expect_unpinned_zero(&b, fn, n);
         snprintf(what, sizeof what, "%s on %zu bytes and lab_unpin", fn, n);
         kit_expect_released(before, what);
     }
@@ -322,14 +364,14 @@ static void check_method(pin_fn pin, const char *fn, lab_method method)
 {
     check_small(pin, fn, method);
     size_t bytes = (size_t)((long)(64 * MIB) + kit_rand_int(-(long)page_bytes(), (long)page_bytes()));
-    fill_ctx f = {xl_fresh_seed(), 0, 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
     lab_pinned b;
     cr_assert(pin(bytes, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message above)", fn,
               bytes);
     expect_one_fill(&f, bytes, fn);
     expect_good_buffer(&b, bytes, f.seed, method, fn);
     lab_unpin(&b);
-    cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released");
+    expect_unpinned_zero(&b, fn, bytes);
 }
 
 XL_TEST(pin, at_alloc, 5, XL_TIMED,
@@ -378,8 +420,7 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
     } else
         expect_good_buffer(&b, bytes, seed, LAB_REGISTERED, what);
     lab_unpin(&b);
-    cr_assert(b.data == NULL && b.base == NULL, "lab_unpin must zero the lab_pinned it released (%s, %zu bytes)",
-              what, bytes);
+    expect_unpinned_zero(&b, what, bytes);
     cr_assert(0 == kit_is_pinned(data), "after lab_unpin the caller's memory is still registered as pinned (%s, %zu "
               "bytes)", what, bytes);
     snprintf(what + strlen(what), sizeof what - strlen(what), " on %zu bytes and lab_unpin", bytes);
@@ -429,7 +470,7 @@ XL_TEST(pin, register_unaligned, 5, XL_TIMED,
  * and gives the report page the peak as a row of data/peak.csv, method named as the reference data names it. */
 static void expect_peak(pin_fn pin, const char *fn, const char *method, double lo, double hi, const char *why)
 {
-    fill_ctx f = {xl_fresh_seed(), 0, 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
     lab_pinned b;
     xl_mem before, after;
     XL_CHECK(cudaFree(0)); /* the CUDA context exists before the measurement */
@@ -483,7 +524,7 @@ XL_TEST(leaks, cycles, 10, XL_GPU,
         for (int c = -2; c < CYCLES; c++) { /* two warm-up cycles: malloc keeps freed memory for reuse */
             if (c == 0)
                 cr_assert(xl_mem_read(&r0) == 0, "cannot read /proc/self/status");
-            fill_ctx f = {xl_fresh_seed(), 0, 0};
+            fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
             lab_pinned b;
             cr_assert(pins[m](bytes, fill_seeded, &f, &b) == 0,
                       "%s on %zu bytes failed in cycle %d of %d (see its message above)", names[m], bytes, c + 3,
@@ -522,50 +563,89 @@ static void expect_zeroed(const lab_pinned *b, const char *call)
 typedef struct {
     pin_fn pin;
     size_t bytes;
+    const char *name; /* the call, for messages */
 } pin_attempt;
 
 /* pin_attempt_once - kit_expect_create_failures' attempt: one pin of a->bytes, unpinned when it worked */
 static int pin_attempt_once(void *ctx)
 {
     pin_attempt *a = ctx;
-    fill_ctx f = {xl_fresh_seed(), 0, 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
     lab_pinned b;
-    if (a->pin(a->bytes, fill_seeded, &f, &b) != 0)
+    memset(&b, 0x5A, sizeof b);
+    if (a->pin(a->bytes, fill_seeded, &f, &b) != 0) {
+        expect_zeroed(&b, a->name);
         return 1;
+    }
+    lab_unpin(&b);
+    return 0;
+}
+
+/* A caller's range for register_attempt_once. */
+typedef struct {
+    unsigned char *data;
+    size_t bytes;
+} register_attempt;
+
+/* register_attempt_once - kit_expect_create_failures' attempt: lab_register on the caller's range (its
+ * cudaHostRegister can fail as out of memory, or past the locked-memory limit), unpinned when it worked; a failure
+ * must zero *out and leave the caller's memory pageable */
+static int register_attempt_once(void *ctx)
+{
+    register_attempt *a = ctx;
+    lab_pinned b;
+    char call[96];
+    snprintf(call, sizeof call, "lab_register on %zu bytes of the caller's", a->bytes);
+    memset(&b, 0x5A, sizeof b);
+    if (lab_register(a->data, a->bytes, &b) != 0) {
+        expect_zeroed(&b, call);
+        cr_assert(0 == kit_is_pinned(a->data), "%s returned -1 but left the memory pinned", call);
+        return 1;
+    }
     lab_unpin(&b);
     return 0;
 }
 
 /* expect_ranges_share_page - two ranges on one page that share no byte both register (CUDA counts
- * registrations by byte range), in either order of unpinning, and each unpin leaves the other pinned */
+ * registrations by byte range), in either order of unpinning, and each unpin leaves the other pinned: first far
+ * apart, then one byte apart inside one 8-byte word (so one cache line too), at a random offset */
 static void expect_ranges_share_page(void)
 {
     size_t page = page_bytes();
     unsigned char *pg = aligned_alloc(page, page);
     cr_assert(pg != NULL, "the grader could not allocate a page");
-    size_t a = (size_t)kit_rand_int(0, 63), b = (size_t)kit_rand_int(128, (long)page - 64);
+    size_t gap = 8 * (size_t)kit_rand_int(1, 60) + (size_t)kit_rand_int(1, 6); /* gap - 1 and gap + 1: one word */
+    size_t la = (size_t)kit_rand_int(1, (long)gap), lb = (size_t)kit_rand_int(1, 200);
+    size_t at[2][2] = {{(size_t)kit_rand_int(0, 63), (size_t)kit_rand_int(128, (long)page - 64)}, {gap - la, gap + 1}};
+    size_t len[2][2] = {{64, 64}, {la, lb}};
     lab_pinned first, second;
-    for (int order = 0; order < 2; order++) {
-        xl_expect_ok(lab_register(pg + a, 64, &first), "lab_register");
-        xl_expect_ok(lab_register(pg + b, 64, &second),
-                     "lab_register of 64 bytes of a page where another range, sharing no byte, is registered (CUDA "
-                     "counts registrations by byte range: register exactly [data, data + bytes), not whole pages)");
-        lab_unpin(order ? &first : &second);
-        cr_assert(kit_is_pinned(order ? pg + b : pg + a),
-                  "unpinning one of two ranges registered on the same page undid the other registration");
-        lab_unpin(order ? &second : &first);
-    }
+    for (int k = 0; k < 2; k++)
+        for (int order = 0; order < 2; order++) {
+            char what[320];
+            snprintf(what, sizeof what, "lab_register of [%zu, %zu) of a page where [%zu, %zu), sharing no byte%s, "
+                     "is registered (CUDA counts registrations by byte range: register exactly [data, data + bytes), "
+                     "not whole pages or cache lines)", at[k][1], at[k][1] + len[k][1], at[k][0],
+                     at[k][0] + len[k][0], k ? " but a cache line," : ",");
+            xl_expect_ok(lab_register(pg + at[k][0], len[k][0], &first), "lab_register");
+            xl_expect_ok(lab_register(pg + at[k][1], len[k][1], &second), what);
+            lab_unpin(order ? &first : &second);
+            cr_assert(kit_is_pinned(pg + at[k][order ? 1 : 0]),
+                      "unpinning one of two ranges registered on the same page ([%zu, %zu) and [%zu, %zu)) undid the "
+                      "other registration", at[k][0], at[k][0] + len[k][0], at[k][1], at[k][1] + len[k][1]);
+            lab_unpin(order ? &second : &first);
+        }
     free(pg);
 }
 
 XL_TEST(bad, input, 10, XL_GPU,
-        "0 bytes, NULL, 1 PiB, bytes pinned twice, and pinning that runs out of memory give -1 with a message, out "
-        "zeroed, nothing held (the malloc'd buffer of a method freed too), no CUDA error",
+        "0 bytes, NULL, 1 PiB, sizes within a page of SIZE_MAX, bytes pinned twice, and pinning or registering that "
+        "runs out of memory give -1 with a message, out zeroed, nothing held (the malloc'd buffer of a method freed "
+        "too), no CUDA error; ranges sharing a page or a cache line but no byte both register; ctx NULL is valid",
         30)
 {
     static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
     static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
-    fill_ctx f = {1, 0, 0};
+    fill_ctx f = {1, 0, 0, 0};
     lab_pinned b;
     char call[96];
     XL_CHECK(cudaFree(0));
@@ -586,6 +666,18 @@ XL_TEST(bad, input, 10, XL_GPU,
         snprintf(call, sizeof call, "%s(1 PiB)", names[m]);
         expect_zeroed(&b, call);
         cr_assert(cudaGetLastError() == cudaSuccess, "%s(1 PiB) left a CUDA error pending", names[m]);
+        /* sizes no system can give, within a page of SIZE_MAX: rounding them up to whole pages wraps past 0. The
+         * methods that make the data in malloc'd memory (b, c); (a) hands its size to cudaMallocHost as it is */
+        size_t huge[2] = {SIZE_MAX, SIZE_MAX - page_bytes() + 2};
+        for (int h = 0; h < 2 && pins[m] != lab_pin_at_alloc; h++) {
+            memset(&b, 0x5A, sizeof b);
+            snprintf(call, sizeof call, "%s(%zu bytes, SIZE_MAX - %zu)", names[m], huge[h], SIZE_MAX - huge[h]);
+            cr_assert(pins[m](huge[h], fill_seeded, &f, &b) == -1,
+                      "%s must return -1: no system can give that memory (does rounding it up to whole pages wrap "
+                      "past 0?)", call);
+            expect_zeroed(&b, call);
+            cr_assert(cudaGetLastError() == cudaSuccess, "%s left a CUDA error pending", call);
+        }
     }
     unsigned char *mem = kit_host_alloc(3 * 4096);
     memset(&b, 0x5A, sizeof b);
@@ -598,9 +690,11 @@ XL_TEST(bad, input, 10, XL_GPU,
     cr_assert(0 == kit_is_pinned(mem + 4096), "a refused lab_register left the caller's memory pinned");
     lab_pinned first, second;
     xl_expect_ok(lab_register(mem + 4096, 100, &first), "lab_register");
+    memset(&second, 0x5A, sizeof second);
     cr_assert(lab_register(mem + 4096 + 10, 50, &second) == -1,
               "registering pages that are already pinned must return -1 (CUDA says "
               "cudaErrorHostMemoryAlreadyRegistered: check what cudaHostRegister returns)");
+    expect_zeroed(&second, "lab_register of bytes that overlap a range already registered");
     cr_assert(cudaGetLastError() == cudaSuccess, "the refused registration left a CUDA error pending");
     cr_assert(kit_is_pinned(mem + 4096), "the refused second registration undid the first");
     lab_unpin(&first);
@@ -616,8 +710,27 @@ XL_TEST(bad, input, 10, XL_GPU,
     cr_assert(f.calls == 0, "fill was called %d times on bad input; check the arguments and the allocation first",
               f.calls);
     for (int m = 0; m < 3; m++) { /* pinning that fails (out of memory): -1, and the malloc'd buffer freed too */
-        pin_attempt a = {pins[m], 8 * MIB + (size_t)kit_rand_int(1, (long)MIB)};
+        pin_attempt a = {pins[m], 8 * MIB + (size_t)kit_rand_int(1, (long)MIB), call};
         snprintf(call, sizeof call, "%s(%zu bytes)", names[m], a.bytes);
         kit_expect_create_failures(pin_attempt_once, &a, call);
     }
+    for (int m = 0; m < 3; m++) { /* ctx is the caller's, only handed to fill: NULL is valid */
+        size_t n = (size_t)kit_rand_int(1, 8192);
+        no_ctx_calls = 0;
+        no_ctx_seen = &b;
+        int rc = pins[m](n, fill_no_ctx, NULL, &b);
+        cr_assert(rc == 0 && no_ctx_calls == 1 && no_ctx_seen == NULL,
+                  "%s(%zu bytes, a fill, ctx NULL) returned %d after %d fill calls (ctx %p): ctx is the caller's, only "
+                  "handed to fill unchanged, and NULL is valid", names[m], n, rc, no_ctx_calls, no_ctx_seen);
+        lab_unpin(&b);
+    }
+    /* registering that fails (out of memory, the locked-memory limit): -1, *out zeroed, the memory pageable */
+    size_t off = (size_t)kit_rand_int(1, (long)page_bytes() - 1);
+    register_attempt ra = {NULL, (size_t)kit_rand_int(1, 64 << 10)}; /* small: its rounds repeat it */
+    unsigned char *region = kit_host_alloc(off + ra.bytes);
+    ra.data = region + off;
+    xl_fill_random(ra.data, ra.bytes, xl_fresh_seed());
+    snprintf(call, sizeof call, "lab_register(%zu bytes)", ra.bytes);
+    kit_expect_create_failures(register_attempt_once, &ra, call);
+    free(region);
 }

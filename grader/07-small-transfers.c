@@ -8,9 +8,10 @@
  * found. Each call runs on a stream where the kit first queued milliseconds of work and then a memset (or a copy)
  * of the destinations, so work put on any other stream, the legacy one included, gives wrong bytes; the packed
  * path runs on the legacy stream too. Every call's copies are recorded (common/copylog.h; cudaMemcpyBatchAsync
- * counted apart) and every CUDA create inside a call is made to fail (common/faults.h), so a copy per piece, a
- * copy from the caller's memory, pageable or write-combined staging, a copy on another stream and an allocation
- * per call are each found for certain. Staging reuse is made certain by a stream held up 5 ms while calls follow
+ * counted apart), every host wait it asks for too (common/synclog.h: a batch call waits for nothing, a send for no
+ * stream, a fetch for no stream but its own), and every CUDA create inside a call is made to fail
+ * (common/faults.h), so a copy per piece, a copy from the caller's memory, pageable or write-combined staging, a
+ * copy on another stream, a wait lab.h does not allow and an allocation per call are each found for certain. Staging reuse is made certain by a stream held up 5 ms while calls follow
  * one another, and by a blocking stream whose copies wait for the legacy stream while a call follows on another
  * stream (a wait for the call's own stream finds nothing to wait for). Speed is a ratio against the kit's loop,
  * plain packed path and batch call (labs/07-small-transfers/baseline.cu), measured interleaved in the same run,
@@ -30,6 +31,7 @@
 #include "common/devmem.h"
 #include "common/faults.h"
 #include "common/stats.h"
+#include "common/synclog.h"
 #include "common/timing.h"
 #include "grader/grade.h"
 #include "grader/kit.h"
@@ -48,6 +50,7 @@ XL_LAB("07", "small-transfers");
 #define HOLD_NS 5000000ull         /* packed.reuse: the stream held up 5 ms while calls follow one another, */
 #define HOLD_LONG_NS 20000000ull   /* and 20 ms for a send on a second stream: its host work must not outlast it */
 #define MAX_RECS 512               /* copies kept per call (more are counted) */
+#define MAX_SYNCS 4096             /* waits and event records kept per call (more are counted) */
 #define SHARED_PIECES 8192         /* the packer several lists of a test share */
 
 /* Speed: 1024 pieces of 4 KiB, the size where a copy's latency costs more than its bytes. */
@@ -207,7 +210,8 @@ static void place(plist *l, unsigned char *host, size_t host_from, unsigned char
 /* The lists every exactness test runs. */
 enum { L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_FILL, L_TRIPS, L_ZEROS, L_LINES, L_TINY, L_MEDIUM, L_KINDS };
 #define LINES_PIECES 4096  /* L_LINES: pieces of 62 bytes, each 1 byte into a cache line of the GPU's */
-#define TINY_PIECES 40000  /* L_TINY: pieces of 1 byte, each at the last byte of a cache line of the GPU's */
+#define TINY_PIECES_MIN 30000 /* L_TINY: 30000 to 40000 pieces, all but the last of 1 byte, each at the last byte */
+#define TINY_PIECES 40000     /* of a cache line of the GPU's */
 
 /* shape - a fresh list of the kind: its pieces' bytes, alignments and NULLs, the packer it fits (max_bytes,
  * max_pieces; some kinds fill it exactly), and its description in what */
@@ -328,18 +332,30 @@ static void shape(plist *l, int kind)
                  "boundary has a piece ending 1 byte before it and one beginning 1 byte after it)",
                  LINES_PIECES, ALIGN_MOD - 2, ALIGN_MOD);
         break;
-    case L_TINY: /* the most a packer's table and padding can add to its bytes */
-        list_init(l, TINY_PIECES);
-        for (int i = 0; i < TINY_PIECES; i++) {
+    case L_TINY: { /* the most a packer's table and padding can add to its bytes; then one odd piece */
+        n = (int)kit_rand_int(TINY_PIECES_MIN, TINY_PIECES);
+        list_init(l, n);
+        for (int i = 0; i < n - 1; i++) {
             l->pieces[i].bytes = 1;
             l->dev_al[i] = ALIGN_MOD - 1;
         }
-        l->max_bytes = TINY_PIECES, l->max_pieces = TINY_PIECES;
+        /* the last piece: 100 to 1000 bytes at a random device address % 64, its end (and with it the end of a
+         * staging that keeps line offsets) off a 32-byte boundary: cut into equal chunks, such a staging leaves a
+         * remainder, and its halves are not 16-byte aligned */
+        int al = (int)kit_rand_int(0, ALIGN_MOD - 1);
+        size_t tail = (size_t)kit_rand_int(100, 1000);
+        if ((al + tail) % 32 < 2)
+            tail += 2;
+        l->pieces[n - 1].bytes = tail;
+        l->dev_al[n - 1] = al;
+        l->max_bytes = (size_t)(n - 1) + tail, l->max_pieces = n;
         snprintf(l->what, sizeof l->what,
-                 "%d pieces of 1 byte, each at the last byte of a %d-byte line of the GPU's memory (a packer "
-                 "that keeps line offsets pads them to a line each: its staging is far larger than the %d bytes)",
-                 TINY_PIECES, ALIGN_MOD, TINY_PIECES);
+                 "%d pieces of 1 byte, each at the last byte of a %d-byte line of the GPU's memory (a packer that "
+                 "keeps line offsets pads them to a line each: its staging is far larger than their bytes), then "
+                 "one of %zu bytes at device address %% %d = %d",
+                 n - 1, ALIGN_MOD, tail, ALIGN_MOD, al);
         break;
+    }
     default: /* L_MEDIUM: sizes spread over 1 byte to 64 KiB, as many small ones as large */
         n = (int)kit_rand_int(10, 200);
         list_init(l, n);
@@ -395,6 +411,8 @@ typedef struct {
     int ncopies;                /* cudaMemcpy and cudaMemcpyAsync calls (the first MAX_RECS in recs) */
     xl_copy_rec recs[MAX_RECS];
     xl_batch_log batches;       /* cudaMemcpyBatchAsync calls */
+    int nsyncs;                 /* waits, stream waits and event records (common/synclog.h; the first MAX_SYNCS) */
+    xl_sync_rec syncs[MAX_SYNCS];
 } call_seen;
 
 /* The call under watch. */
@@ -419,6 +437,52 @@ static void run_watched(void *ctx)
     }
 }
 
+/* same_stream - a and b are one stream (0 and cudaStreamLegacy are both the legacy stream) */
+static int same_stream(cudaStream_t a, cudaStream_t b)
+{
+    int la = a == 0 || a == cudaStreamLegacy, lb = b == 0 || b == cudaStreamLegacy;
+    return la || lb ? la && lb : a == b;
+}
+
+/* expect_allowed_waits - the host waits a call `which` on stream s asked for (c->syncs) are those lab.h allows: no
+ * call waits for the device; a batch call returns without waiting at all; a packed send waits for no stream (only,
+ * at most, for this packer's own earlier copies: its events); a packed fetch waits for its own stream's work only
+ * (its stream or its events), never for another stream. what says what was called. */
+static void expect_allowed_waits(const call_seen *c, int which, cudaStream_t s, const char *what)
+{
+    const char *fn = call_names[which];
+    int batch = which == SEND_BATCH || which == FETCH_BATCH, n = c->nsyncs < MAX_SYNCS ? c->nsyncs : MAX_SYNCS;
+    for (int k = 0; k < n; k++) {
+        const xl_sync_rec *r = &c->syncs[k];
+        const char *name = xl_sync_name(r->kind);
+        cr_assert(r->kind != XL_SYNC_DEVICE,
+                  "%s: %s called cudaDeviceSynchronize (after %d of its copies): it waits for every stream of the "
+                  "program, other work included. lab.h: %s",
+                  what, fn, r->copies_before,
+                  batch ? "a batch call returns without waiting (the copies are done when the stream's work is)"
+                        : "a packed call waits for this packer's own work only, never for the device");
+        if (batch)
+            cr_assert(r->kind != XL_SYNC_STREAM && r->kind != XL_SYNC_EVENT,
+                      "%s: %s called %s before it returned: lab.h: a batch call queues its one "
+                      "cudaMemcpyBatchAsync and returns without waiting (the copies are done when the stream's work "
+                      "is; the caller waits, if it needs to)",
+                      what, fn, name);
+        else if (r->kind == XL_SYNC_STREAM)
+            cr_assert(which == FETCH_PACKED && same_stream(r->stream, s),
+                      "%s: %s called cudaStreamSynchronize on %s%s: %s",
+                      what, fn, same_stream(r->stream, s) ? "the stream it was given" : "a stream",
+                      same_stream(r->stream, s) ? "" : " other than the one it was given",
+                      which == SEND_PACKED
+                          ? "lab.h: a send returns once it has read the pieces, without waiting for the device or "
+                            "any stream; before it reuses the staging it may wait for this packer's own earlier "
+                            "copies only (an event recorded right after them, cudaEventSynchronize), not for "
+                            "whatever else runs on their stream"
+                          : "lab.h: a fetch waits for this call's work only, not for other streams (to reuse the "
+                            "staging, wait for an event recorded right after the last call's copies, not for that "
+                            "call's whole stream)");
+    }
+}
+
 /* call - one call of the student's function `which` on (p,) pieces, n and s, with every CUDA create failing as out
  * of memory (lab.h: a call makes nothing; everything is made in lab_packer_create) and its copies and batches
  * recorded into *c. A create tried fails the test, named as such; what says what was called. */
@@ -429,7 +493,9 @@ static void call(int which, lab_packer *p, const lab_piece *pieces, int n, cudaS
     static char failure[2048];
     int fired, stopped;
     xl_copylog_start(c->recs, MAX_RECS);
+    xl_synclog_start(c->syncs, MAX_SYNCS);
     kit_guarded_call(run_watched, &w, &fired, &stopped, failure, sizeof failure);
+    c->nsyncs = xl_synclog_stop();
     c->ncopies = xl_copylog_stop();
     c->batches = xl_copylog_batches();
     c->rc = w.rc;
@@ -441,6 +507,7 @@ static void call(int which, lab_packer *p, const lab_piece *pieces, int n, cudaS
     }
     if (stopped)
         cr_fatal("%s: %s", what, failure);
+    expect_allowed_waits(c, which, s, what);
 }
 
 /* expect_ok - the call returned 0 */
@@ -500,7 +567,15 @@ static void expect_packed_copies(const call_seen *c, int which, const plist *l, 
               "LAB_TRIP_BYTES) = %ld. Pack the pieces into the staging buffer and carry it in trips of at least "
               "LAB_TRIP_BYTES (1 MiB): a copy per piece pays a copy's latency for every piece",
               l->what, fn, c->ncopies, l->total, l->n, l->total, bound);
-    kit_expect_copies_on(c->recs, n, s, fn);
+    if (s == cudaStreamLegacy) /* the legacy stream by its handle: a copy on it spelled 0 is on it too */
+        for (int k = 0; k < n; k++)
+            cr_assert(c->recs[k].async && same_stream(c->recs[k].stream, s),
+                      "%s: %s's copy %d of %d (%zu bytes) went %s, not with cudaMemcpyAsync on the stream it was given "
+                      "(cudaStreamLegacy): queue every copy on that stream",
+                      l->what, fn, k + 1, c->ncopies, c->recs[k].bytes,
+                      c->recs[k].async ? "on another stream" : "with cudaMemcpy");
+    else
+        kit_expect_copies_on(c->recs, n, s, fn);
     int data = 0;
     for (int k = 0; k < n; k++) {
         const xl_copy_rec *r = &c->recs[k];
@@ -690,7 +765,7 @@ static void describe(plist *l, int packed, cudaStream_t s)
     size_t used = strlen(l->what);
     snprintf(l->what + used, sizeof l->what - used, " (%zu byte%s in all), %s host memory, on %s", l->total,
              l->total == 1 ? "" : "s", l->pinned ? "pinned" : "pageable",
-             s == 0 ? "the legacy stream 0" : "a stream of the kit's");
+             s == 0 ? "the legacy stream 0" : s == cudaStreamLegacy ? "cudaStreamLegacy" : "a stream of the kit's");
     if (packed) {
         used = strlen(l->what);
         snprintf(l->what + used, sizeof l->what - used, ", a packer of %zu byte%s and %d piece%s", l->max_bytes,
@@ -767,8 +842,9 @@ static lab_packer *new_packer(size_t max_bytes, int max_pieces)
 }
 
 /* run_lists - every kind of list through lab_send_packed or lab_fetch_packed (which), host memory pinned and
- * pageable by turns, a third of them on the legacy stream; some on a packer the lists share (its staging holds
- * the last list's bytes), the others on a packer of their own, filled exactly where the kind says */
+ * pageable by turns, a third of them on the legacy stream (spelled 0 or cudaStreamLegacy); some on a packer the
+ * lists share (its staging holds the last list's bytes), the others on a packer of their own, filled exactly where
+ * the kind says */
 static void run_lists(int which)
 {
     arenas a;
@@ -780,7 +856,7 @@ static void run_lists(int which)
         plist l;
         shape(&l, kind);
         l.pinned = (kind + flip) & 1;
-        cudaStream_t st = (kind + third) % 3 == 0 ? 0 : s;
+        cudaStream_t st = (kind + third) % 3 ? s : kit_rand_int(0, 1) ? cudaStreamLegacy : 0;
         place(&l, a.host[l.pinned], 0, a.dev, 0);
         lab_packer *p;
         if ((kind == L_ALIGN || kind == L_MEDIUM || kind == L_LARGE || kind == L_MANY) && kit_rand_int(0, 1)) {
@@ -845,6 +921,10 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
         {6, 4, 3, 72000, "6 us + 72000 B at 4 GB/s = 24 us = 72000 B packed at 3 GB/s"},
         {10, 25, 10, 1e7 / 60, "a 25 GB/s link, 10 us a copy, packing at 10 GB/s: 166667 bytes"},
         {4, 50, 12.5, 4000.0 * 50 * 12.5 / 37.5, "a 50 GB/s link, 4 us a copy, packing at 12.5 GB/s"},
+        {1, 1e300, 5e299, 1e303, "rates near the largest double (1e300 and 5e299 GB/s): the answer, 1e303 bytes, is "
+                                 "finite; so is every step of a careful formula (pack * link overflows)"},
+        {1, 2e-300, 1e-300, 2e-297, "rates near the smallest double (2e-300 and 1e-300 GB/s): the answer is 2e-297 "
+                                    "bytes, not 0 (pack * link underflows)"},
         {3, INFINITY, 2, 6000, "an infinite link: a copy costs its latency alone, so packing pays below latency x "
                                "pack (3 us x 2000 bytes a microsecond)"},
         {5, 10, 10, INFINITY, "packing exactly as fast as the link: the packed path is never slower (INFINITY)"},
@@ -889,6 +969,22 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
         c.latency_us = c.want / 1000 * (1 / c.pack_gbps - 1 / c.link_gbps);
         snprintf(why, sizeof why, "drawn at random: the loop takes %.6g us for %.6g bytes, and so does the packed "
                  "path", c.latency_us + c.want / (1000 * c.link_gbps), c.want);
+        c.why = why;
+        expect_pays(&c);
+    }
+    /* random cases with extreme finite rates, 1e100 to 1e295 GB/s and 1e-295 to 1e-100 GB/s: the answer is finite
+     * and far from the ends of the doubles, but a product of the two rates is not */
+    for (int i = 0; i < 8; i++) {
+        char why[200];
+        pays_case c;
+        int e = (int)kit_rand_int(100, 295) * (i % 2 ? -1 : 1);
+        double r = (double)kit_rand_int(1, 999) / 1000;
+        c.latency_us = kit_rand_int(1, 100000) / 1000.0;
+        c.link_gbps = kit_rand_int(1000, 9999) / 1000.0 * pow(10, e);
+        c.pack_gbps = c.link_gbps * r;
+        c.want = 1000 * c.latency_us * c.pack_gbps / (1 - c.pack_gbps / c.link_gbps);
+        snprintf(why, sizeof why, "drawn at random with rates of about 1e%d GB/s, pack = %.3f x link: the answer is a "
+                 "finite %.6g bytes (a product of the two rates is not)", e, r, c.want);
         c.why = why;
         expect_pays(&c);
     }
@@ -1091,10 +1187,27 @@ static void refusals(arenas *a, lab_packer *p, size_t mb, int mp, cudaStream_t s
     bad_lists_free(&b);
 }
 
+/* A round trip of packed calls, for kit_expect_no_heap_leak. */
+typedef struct {
+    lab_packer *p;
+    const lab_piece *pieces;
+    int n;
+    cudaStream_t s;
+} packed_trip;
+
+/* packed_trip_attempt - lab_send_packed then lab_fetch_packed of the pieces on s; 0 when both returned 0 */
+static int packed_trip_attempt(void *ctx)
+{
+    packed_trip *t = ctx;
+    int rs = lab_send_packed(t->p, t->pieces, t->n, t->s);
+    int rf = lab_fetch_packed(t->p, t->pieces, t->n, t->s);
+    return rs == 0 && rf == 0 ? 0 : -1;
+}
+
 XL_TEST(packed, arguments, 15, XL_GPU,
         "create: NULL for 0 bytes, < 1 piece, sizes past memory (no wrap) or a failed allocation, holding nothing; "
         "send, fetch: -1 before any work for each bad argument (NULL, n < 0 or > max_pieces, a NULL end, bytes > "
-        "max_bytes or past SIZE_MAX)",
+        "max_bytes or past SIZE_MAX); no memory kept from call to call",
         40)
 {
     XL_CHECK(cudaFree(0));
@@ -1143,6 +1256,13 @@ XL_TEST(packed, arguments, 15, XL_GPU,
     place(&full, a.host[full.pinned], 0, a.dev, 0);
     send_case(&a, &full, p, s);
     fetch_case(&a, &full, p, s);
+    /* no heap kept from call to call: the same send and fetch, repeated */
+    packed_trip t = {p, full.pieces, full.n, s};
+    snprintf(what, sizeof what, "lab_send_packed and lab_fetch_packed of %d pieces (%zu bytes in all)", full.n,
+             full.total);
+    kit_expect_no_heap_leak(packed_trip_attempt, &t, what,
+                            "each call keeps host memory it does not free: a call allocates nothing that outlives "
+                            "it (what it needs from call to call, lab_packer_create makes)");
     list_free(&full);
     lab_packer_destroy(p);
     XL_CHECK(cudaStreamDestroy(s));
@@ -1495,17 +1615,37 @@ static void batch_fetch_case(arenas *a, plist *l, cudaStream_t s)
 }
 #endif
 
+#if LAB_HAVE_BATCH
+/* A round trip of batch calls, for kit_expect_no_heap_leak. */
+typedef struct {
+    const lab_piece *pieces;
+    int n;
+    cudaStream_t s;
+} batch_trip;
+
+/* batch_trip_attempt - lab_send_batch then lab_fetch_batch of the pieces on s (the fetch brings back what the send
+ * took), then the stream's end waited for; 0 when both returned 0 */
+static int batch_trip_attempt(void *ctx)
+{
+    batch_trip *t = ctx;
+    int rs = lab_send_batch(t->pieces, t->n, t->s);
+    int rf = lab_fetch_batch(t->pieces, t->n, t->s);
+    XL_CHECK(cudaStreamSynchronize(t->s)); /* the driver's own records of the copies ended */
+    return rs == 0 && rf == 0 ? 0 : -1;
+}
+#endif
+
 XL_TEST(batch, exact, 15, XL_GPU,
         "lab_send_batch, lab_fetch_batch: every piece exact, nothing else changed (the same lists), in one "
-        "cudaMemcpyBatchAsync in stream order on the stream given; the legacy stream and each bad argument refused "
-        "with -1",
+        "cudaMemcpyBatchAsync in stream order on the stream given, no wait, no memory kept; the legacy stream (0 or "
+        "cudaStreamLegacy) and each bad argument refused with -1",
         60)
 {
 #if !LAB_HAVE_BATCH
     cr_skip_test("cudaMemcpyBatchAsync needs CUDA 12.8 or later; this grader was built with CUDA %d.%d",
                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
 #else
-    static const int kinds[] = {L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_ZEROS, L_MEDIUM};
+    static const int kinds[] = {L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_ZEROS, L_MEDIUM, L_TINY};
     arenas a;
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
@@ -1523,34 +1663,56 @@ XL_TEST(batch, exact, 15, XL_GPU,
                 batch_fetch_case(&a, &l, s);
             list_free(&l);
         }
-    /* the legacy stream, which cudaMemcpyBatchAsync refuses: -1, nothing copied */
+    /* the legacy stream, which cudaMemcpyBatchAsync refuses: -1, nothing copied; spelled 0 and cudaStreamLegacy */
     plist v;
     shape(&v, L_MEDIUM);
     v.pinned = (int)kit_rand_int(0, 1);
     place(&v, a.host[v.pinned], 0, a.dev, 0);
-    xl_fill_random(a.host[v.pinned], v.host_end, xl_fresh_seed());
-    xl_dev_fill(a.dev, XL_POISON_BYTE, v.dev_end);
-    int q = kit_quiet_begin();
-    int rc = lab_send_batch(v.pieces, v.n, 0);
-    kit_quiet_end(q);
-    cudaGetLastError(); /* the driver's refusal, if the code left it to the driver */
-    cr_assert(rc == -1, "lab_send_batch of %d pieces on the legacy stream 0 returned %d: cudaMemcpyBatchAsync refuses "
-              "the legacy stream, so lab.h's batch calls take a stream of the caller's; return -1", v.n, rc);
-    XL_CHECK(cudaDeviceSynchronize());
-    download(a.got, a.dev, v.dev_end);
-    expect_all_poison(a.got, v.dev_end, "lab_send_batch on the legacy stream 0, which returned -1, on the GPU");
-    xl_poison(a.host[v.pinned], v.host_end);
-    upload_image(&a, 0, v.dev_end);
-    q = kit_quiet_begin();
-    rc = lab_fetch_batch(v.pieces, v.n, 0);
-    kit_quiet_end(q);
-    cudaGetLastError();
-    cr_assert(rc == -1, "lab_fetch_batch of %d pieces on the legacy stream 0 returned %d: cudaMemcpyBatchAsync "
-              "refuses the legacy stream; return -1", v.n, rc);
-    XL_CHECK(cudaDeviceSynchronize());
-    expect_all_poison(a.host[v.pinned], v.host_end,
-                      "lab_fetch_batch on the legacy stream 0, which returned -1, on the host");
+    static const cudaStream_t legacy[2] = {0, cudaStreamLegacy};
+    static const char *const legacy_names[2] = {"the legacy stream 0", "cudaStreamLegacy (the legacy stream by its "
+                                                                       "handle)"};
+    for (int k = 0; k < 2; k++) {
+        char what[200];
+        xl_fill_random(a.host[v.pinned], v.host_end, xl_fresh_seed());
+        xl_dev_fill(a.dev, XL_POISON_BYTE, v.dev_end);
+        int q = kit_quiet_begin();
+        int rc = lab_send_batch(v.pieces, v.n, legacy[k]);
+        kit_quiet_end(q);
+        cudaGetLastError(); /* the driver's refusal, if the code left it to the driver */
+        cr_assert(rc == -1, "lab_send_batch of %d pieces on %s returned %d: cudaMemcpyBatchAsync refuses the legacy "
+                  "stream, so lab.h's batch calls take a stream of the caller's; return -1", v.n, legacy_names[k], rc);
+        XL_CHECK(cudaDeviceSynchronize());
+        download(a.got, a.dev, v.dev_end);
+        snprintf(what, sizeof what, "lab_send_batch on %s, which returned -1, on the GPU", legacy_names[k]);
+        expect_all_poison(a.got, v.dev_end, what);
+        xl_poison(a.host[v.pinned], v.host_end);
+        upload_image(&a, 0, v.dev_end);
+        q = kit_quiet_begin();
+        rc = lab_fetch_batch(v.pieces, v.n, legacy[k]);
+        kit_quiet_end(q);
+        cudaGetLastError();
+        cr_assert(rc == -1, "lab_fetch_batch of %d pieces on %s returned %d: cudaMemcpyBatchAsync refuses the legacy "
+                  "stream; return -1", v.n, legacy_names[k], rc);
+        XL_CHECK(cudaDeviceSynchronize());
+        snprintf(what, sizeof what, "lab_fetch_batch on %s, which returned -1, on the host", legacy_names[k]);
+        expect_all_poison(a.host[v.pinned], v.host_end, what);
+    }
     list_free(&v);
+    /* no heap kept from call to call: a send and a fetch of small pieces, repeated */
+    batch_trip t = {NULL, 0, s};
+    plist w;
+    shape(&w, L_ALIGN);
+    w.pinned = 1;
+    place(&w, a.host[1], 0, a.dev, 0);
+    t.pieces = w.pieces, t.n = w.n;
+    char what[200];
+    snprintf(what, sizeof what, "lab_send_batch and lab_fetch_batch of %d pieces (%zu bytes in all)", w.n, w.total);
+    kit_expect_no_heap_leak(batch_trip_attempt, &t, what,
+                            "each call keeps host memory it does not free (the arrays of pointers and sizes for "
+                            "cudaMemcpyBatchAsync?): free it before returning; the driver has read the arrays when "
+                            "the call returns");
+    XL_CHECK(cudaStreamSynchronize(s));
+    list_free(&w);
     refusals(&a, NULL, (size_t)kit_rand_int(256, 65536), (int)kit_rand_int(2, 64), s);
     XL_CHECK(cudaStreamDestroy(s));
     arenas_free(&a);

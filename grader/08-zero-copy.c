@@ -34,6 +34,7 @@
 #include "common/faults.h"
 #include "common/memlog.h"
 #include "common/stats.h"
+#include "common/synclog.h"
 #include "common/timing.h"
 #include "grader/grade.h"
 #include "grader/kit.h"
@@ -56,6 +57,7 @@ XL_LAB("08", "zero-copy");
 #define BUSY_NS 2000000ull        /* GPU work queued on the call's stream before the kit's copies of out and src */
 #define MAX_COPIES 64             /* copies kept per call (more are counted) */
 #define MAX_MEM 256               /* prefetches, advice and launches kept per call */
+#define MAX_SYNCS 16              /* waits kept per call (lab.h: none) */
 
 /* Host locations as memlog records them (enum cudaMemLocationType; CUDA 12.0 and 12.1 name only Device). */
 #define LOC_DEVICE 1
@@ -426,10 +428,13 @@ static void watch(int fn, const lab_job *j, uint32_t *dev, int reps, int prefetc
     kit_held before = kit_held_now();
     watched w = {fn, reps, prefetch, j, dev, s, -1};
     static char failure[2048];
-    int fired, stopped;
+    static xl_sync_rec syncs[MAX_SYNCS];
+    int fired, stopped, nsync;
     xl_copylog_start(c->recs, MAX_COPIES);
     xl_memlog_start(c->mem, MAX_MEM);
+    xl_synclog_start(syncs, MAX_SYNCS);
     kit_guarded_call(run_watched, &w, &fired, &stopped, failure, sizeof failure);
+    nsync = xl_synclog_stop();
     c->nmem = xl_memlog_stop();
     c->ncopies = xl_copylog_stop();
     c->batches = xl_copylog_batches();
@@ -444,6 +449,12 @@ static void watch(int fn, const lab_job *j, uint32_t *dev, int reps, int prefetc
         cr_fatal("%s: %s", what, failure);
     cr_assert(c->nmem <= MAX_MEM, "%s: %s made %d prefetches, advice calls and launches: far more than a job needs",
               what, fn_names[fn], c->nmem);
+    for (int k = 0; k < nsync && k < MAX_SYNCS; k++) /* lab.h: each returns without waiting */
+        cr_assert(syncs[k].kind != XL_SYNC_DEVICE && syncs[k].kind != XL_SYNC_STREAM && syncs[k].kind != XL_SYNC_EVENT,
+                  "%s: %s called %s (after %d copies and %d prefetches, advice calls and launches of its own): lab.h: "
+                  "it queues its work on the stream and returns without waiting, for the device or any stream, its "
+                  "own included; the caller waits (work queued on the stream afterwards already sees out complete)",
+                  what, fn_names[fn], xl_sync_name(syncs[k].kind), syncs[k].copies_before, syncs[k].launches_before);
     kit_expect_released(before, what);
 }
 
@@ -974,10 +985,79 @@ static void wide_count_case(cudaStream_t s)
     XL_CHECK(cudaStreamDestroy(k));
 }
 
+/* far_case - lab_gather of p over src (device memory of n elements, filled by base_fill_mix with seed) into out
+ * (device memory of p.count + GUARD words) on s, every word checked on the GPU (base_count_wrong) and out's guard
+ * after it; what says what the pattern tries, for every message */
+static void far_case(const uint32_t *src, size_t n, uint32_t seed, lab_pattern p, uint32_t *out, cudaStream_t s,
+                     cudaStream_t k, const char *what)
+{
+    char job[400];
+    snprintf(job, sizeof job, "%s: lab_gather with n = %zu, first %zu, run %zu, stride %zu, count %zu (its last "
+             "element %zu), on %s", what, n, p.first, p.run, p.stride, p.count, p.first + last_rel(&p),
+             s ? "a non-blocking stream of the kit's" : "the legacy stream 0");
+    uint32_t byte = (uint32_t)kit_rand_int(0, 255), init = byte * 0x01010101u;
+    XL_CHECK(cudaMemsetAsync(out, (int)byte, p.count * 4, k));
+    XL_CHECK(cudaMemsetAsync(out + p.count, XL_POISON_BYTE, GUARD * 4, k));
+    XL_CHECK(cudaStreamSynchronize(k));
+    lab_job j = {src, n, p, out};
+    int rc = lab_gather(&j, s);
+    cr_assert(rc == 0, "%s returned %d: a valid job (see its message above)", job, rc);
+    sync_after(job);
+    size_t first_bad;
+    int ok;
+    uint64_t wrong = base_count_wrong(out, &p, seed, init, 1, &first_bad, k, &ok);
+    cr_assert(ok, "grader error: base_count_wrong failed");
+    cr_assert(wrong == 0, "%s: %" PRIu64 " of the %zu out words are wrong, the first at k = %zu (element %zu of src): "
+              "keep first, the index and its offset first + (k / run) * stride + k %% run in 64 bits (size_t), and "
+              "a run or count in 32 bits only when it fits (a run longer than count reads as count)", job, wrong,
+              p.count, first_bad, elem_index(&p, first_bad));
+    uint32_t guard[GUARD];
+    XL_CHECK(cudaMemcpy(guard, out + p.count, sizeof guard, cudaMemcpyDeviceToHost));
+    for (int g = 0; g < GUARD; g++)
+        cr_assert(guard[g] == POISON_WORD, "%s wrote out[%zu], past out's %zu words", job, p.count + g, p.count);
+}
+
+/* far_cases - over the 16 GiB array huge (HUGE_N elements), filled here: a pattern whose first element is past
+ * 2^32, one whose span passes 2^32 with a small count, one run of 2^32 elements or more (a small count), and a
+ * count between 2^31 and 2^32 (its out 8 GiB, allocated here; a note where it cannot be had) */
+static void far_cases(bufs *b, cudaStream_t s)
+{
+    const size_t two32 = (size_t)1 << 32, two31 = (size_t)1 << 31;
+    uint32_t seed = (uint32_t)kit_rand(0, UINT32_MAX);
+    cudaStream_t k = kit_stream();
+    cr_assert(base_fill_mix(b->huge, HUGE_N, seed, k) == 0, "grader error: base_fill_mix failed");
+    size_t run = rndz(1, 40), count = rndz(100, 400), stride = run + rndz(0, 90); /* it fits in 2^16 elements */
+    lab_pattern p = {0, run, stride, count};
+    p.first = two32 + rndz(0, HUGE_N - two32 - 1 - last_rel(&p));
+    far_case(b->huge, HUGE_N, seed, p, b->out, s, k, "a first element past 2^32 (a small pattern far into a 16 GiB "
+             "array)");
+    run = rndz(1, 64), stride = two31 + rndz(0, 4096);
+    p = (lab_pattern){rndz(0, 4096), run, stride, 2 * run + rndz(1, run)};
+    far_case(b->huge, HUGE_N, seed, p, b->out, s, k, "its last element 2^32 or more past its first, with a small "
+             "count (runs 2^31 apart)");
+    count = rndz(100, 3000), run = two32 + rndz(0, count - 2); /* its low 32 bits: 0 to count - 2 */
+    p = (lab_pattern){rndz(0, HUGE_N - count), run, run + rndz(0, 100), count};
+    far_case(b->huge, HUGE_N, seed, p, b->out, s, k, "one run of 2^32 elements or more, cut short by a small count");
+    count = two31 + rndz(1, (size_t)1 << 24), run = rndz(100, 5000);
+    p = (lab_pattern){0, run, run + rndz(0, 1), count};
+    p.first = rndz(0, HUGE_N - 1 - last_rel(&p));
+    uint32_t *out = NULL;
+    if (cudaMalloc((void **)&out, (count + GUARD) * 4) != cudaSuccess) {
+        cudaGetLastError();
+        xl_note("counts between 2^31 and 2^32 were not tried: this GPU could not give the kit 24 GiB");
+    } else {
+        far_case(b->huge, HUGE_N, seed, p, out, s, k, "a count between 2^31 and 2^32 (an int count or k is "
+                 "negative there)");
+        XL_CHECK(cudaFree(out));
+    }
+    XL_CHECK(cudaStreamDestroy(k));
+}
+
 XL_TEST(gather, exact, 20, XL_GPU,
         "lab_gather: out[k] += element k exactly, nothing else changed, from device, mapped, managed and (where the "
-        "GPU can) malloc'd memory; runs of 1 to 5000, counts cut mid-run, the array's last element, indices and "
-        "counts past 2^32; on the stream given, legacy too; no copy, nothing created; each bad job refused before any work",
+        "GPU can) malloc'd memory; runs of 1 to 5000 and past 2^32, counts cut mid-run, the array's last element, "
+        "indices, spans and counts past 2^32, counts past 2^31; on the stream given, legacy too; no copy, nothing "
+        "created; each bad job refused before any work",
         40)
 {
     static const int kinds[] = {K_DEVICE, K_MAPPED, K_MANAGED, K_PAGEABLE};
@@ -1016,6 +1096,7 @@ XL_TEST(gather, exact, 20, XL_GPU,
         place(&b, &c);
         describe(&c, case_names[C_HUGE]);
         gather_case(&b, &c);
+        far_cases(&b, kit_rand_int(0, 2) ? b.s : 0);
         XL_CHECK(cudaFree(b.huge));
         b.huge = NULL;
     }
@@ -1302,6 +1383,34 @@ static void expect_managed_alloc(size_t bytes, int advice, int device, scratch *
     kit_expect_released(before, what);
 }
 
+/* managed_alloc_device1 - on a host with two GPUs or more: lab_managed_alloc with device 1 current gives each
+ * advice for device 1 (lab.h: for the current device), as recorded and as the driver reports it; device0 current
+ * again afterwards */
+static void managed_alloc_device1(int device0)
+{
+    static xl_mem_rec recs[MAX_MEM];
+    int ndev = 0;
+    XL_CHECK(cudaGetDeviceCount(&ndev));
+    if (ndev < 2)
+        return;
+    int other = device0 == 1 ? 0 : 1;
+    kit_use_device(other);
+    for (int a = 0; a < 3; a++) {
+        size_t bytes = 4097 + rndz(0, 8192);
+        char what[200];
+        snprintf(what, sizeof what, "lab_managed_alloc(%zu bytes, %s) with device %d current", bytes,
+                 advice_names[a], other);
+        xl_memlog_start(recs, MAX_MEM);
+        void *p = lab_managed_alloc(bytes, (lab_advice)a);
+        int nm = xl_memlog_stop();
+        cr_assert(p != NULL, "%s returned NULL (see its message above)", what);
+        expect_advice_given(recs, nm, p, bytes, a, other, what);
+        expect_range_state(p, bytes, a, other, what);
+        XL_CHECK(cudaFree(p));
+    }
+    kit_use_device(device0);
+}
+
 /* expect_managed_refused - lab_managed_alloc(bytes, advice) returns NULL, no error left and nothing held */
 static void expect_managed_refused(size_t bytes, int advice, const char *why)
 {
@@ -1525,12 +1634,23 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
     snprintf(why, sizeof why, "reps %d", neg);
     expect_refused(F_COPIED, &v, b.copy_dev, neg, 0, s, why);
     expect_refused(F_COPIED, &v, NULL, reps, 0, s, "dev NULL (count > 0, reps > 0)");
+    /* refused before reps 0's or count 0's early return: lab.h's refusals have no exception for them */
+    expect_refused(F_COPIED, &v, NULL, 0, 0, s, "dev NULL and reps 0 (lab.h refuses dev NULL whatever reps)");
+    j = v, j.pat.count = 0;
+    expect_refused(F_COPIED, &j, NULL, reps, 0, s, "dev NULL and count 0 (lab.h refuses dev NULL whatever the "
+                   "count: only src and out may be NULL then)");
+    expect_refused(F_COPIED, &j, b.copy_dev, -1, 0, s, "reps -1 and count 0 (lab.h refuses reps < 0 whatever the "
+                   "count)");
     for (int first = 0; first < 2; first++) { /* the first n that wraps, then one drawn above it */
         j = v, j.n = SIZE_MAX / 4 + 1 + (first ? 0 : rndz(1, 1000));
         snprintf(why, sizeof why, "n = %zu, whose n x 4 bytes pass SIZE_MAX (wrapping to %zu), the pattern small "
                  "and valid", j.n, j.n * 4);
         expect_refused(F_COPIED, &j, b.copy_dev, reps, 0, s, why);
     }
+    j = v, j.n = SIZE_MAX / 4 + 1 + rndz(0, 1000);
+    snprintf(why, sizeof why, "n = %zu, whose n x 4 bytes pass SIZE_MAX, and reps 0 (lab.h refuses it whatever reps)",
+             j.n);
+    expect_refused(F_COPIED, &j, b.copy_dev, 0, 0, s, why);
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_copied calls, out");
     expect_untouched(&b, b.copy_dev, v.n + GUARD, "after the refused lab_read_copied calls, dev");
 
@@ -1550,6 +1670,15 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
         j = v, j.src = b.src + rndz(0, OFFSET_MAX), j.pat.count = one ? 1 : v.pat.count;
         expect_refused(F_MAPPED, &j, NULL, reps, 0, s, "src in device memory (cudaMalloc: not mapped pinned memory)");
     }
+    /* refused before reps 0's early return: lab.h's refusals have no exception for it */
+    j = v, j.src = b.pageable + rndz(0, OFFSET_MAX);
+    expect_refused(F_MAPPED, &j, NULL, 0, 0, s, "src in malloc'd memory and reps 0 (lab.h refuses memory that is not "
+                   "mapped pinned memory whatever reps)");
+    j = v, j.src = b.src + rndz(0, OFFSET_MAX);
+    expect_refused(F_MAPPED, &j, NULL, 0, 0, s, "src in device memory and reps 0 (lab.h refuses memory that is not "
+                   "mapped pinned memory whatever reps)");
+    j = v, j.pat.count = 0;
+    expect_refused(F_MAPPED, &j, NULL, -1, 0, s, "reps -1 and count 0 (lab.h refuses reps < 0 whatever the count)");
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_mapped calls, out");
     bufs_free(&b);
 }
@@ -1690,30 +1819,36 @@ static void managed_jc(bufs *b, jc *c, int kind, int advice, int reps, int prefe
     describe(c, "a window of the array, its span starting and ending inside a page");
 }
 
-/* managed_device1 - on a host with two GPUs or more, one case on device 1: the prefetch must name device 1 */
+/* managed_device1 - on a host with two GPUs or more, one case on device 1, its array allocated while device0 was
+ * current: the prefetch must name device 1, the current device, not the one the memory was allocated on */
 static void managed_device1(int device0)
 {
     int ndev = 0, conc = 0;
     XL_CHECK(cudaGetDeviceCount(&ndev));
     if (ndev < 2)
         return;
-    int other = device0 == 1 ? 0 : 1;
+    int other = device0 == 1 ? 0 : 1, advice = (int)kit_rand_int(0, 2);
     XL_CHECK(cudaDeviceGetAttribute(&conc, cudaDevAttrConcurrentManagedAccess, other));
     if (!conc)
         return;
-    XL_CHECK(cudaSetDevice(other));
+    uint32_t *owned = base_managed_alloc(BUF_BYTES, (lab_advice)advice); /* allocated with device0 current */
+    cr_assert(owned != NULL, "the kit's base_managed_alloc(%zu, %s) failed", BUF_BYTES, advice_names[advice]);
+    kit_use_device(other);
     bufs b;
     bufs_alloc(&b, NEED_MANAGED);
+    XL_CHECK(cudaFree(b.managed[advice]));
+    b.managed[advice] = owned;
     jc c;
-    managed_jc(&b, &c, K_MANAGED, (int)kit_rand_int(0, 2), (int)kit_rand_int(1, 3), 1, b.s);
+    managed_jc(&b, &c, K_MANAGED, advice, (int)kit_rand_int(1, 3), 1, b.s);
     size_t used = strlen(c.what);
-    snprintf(c.what + used, sizeof c.what - used, ", with device %d current", other);
+    snprintf(c.what + used, sizeof c.what - used, ", allocated while device %d was current, called with device %d "
+             "current", device0, other);
     managed_case(&b, &c, other);
     bufs_free(&b);
-    XL_CHECK(cudaSetDevice(device0));
+    kit_use_device(device0);
 }
 
-XL_TEST(read, managed, 15, XL_GPU,
+XL_TEST(read, managed, 10, XL_GPU,
         "lab_read_managed: exact for every advice, reps 0 to 5, prefetch 0 and 1; with prefetch, the span read "
         "(page-rounded, not the whole array) to this GPU before the first pass and back to the host after the last, "
         "on the stream given; without, no prefetch; no copy, no advice; bad arguments refused",
@@ -1740,7 +1875,6 @@ XL_TEST(read, managed, 15, XL_GPU,
         describe(&c, "no elements (count 0, src and out NULL)");
         managed_case(&b, &c, b.device);
     }
-    managed_device1(b.device);
 
     char why[200];
     cudaStream_t s = kit_rand_int(0, 1) ? b.s : 0;
@@ -1762,11 +1896,40 @@ XL_TEST(read, managed, 15, XL_GPU,
         j = v, j.src = b.pageable + rndz(0, OFFSET_MAX), j.pat.count = one ? 1 : v.pat.count;
         expect_refused(F_MANAGED, &j, NULL, reps, pf, s, "src in malloc'd memory (not managed memory)");
     }
-    if (!b.concurrent)
+    /* refused before reps 0's or count 0's early return: lab.h's refusals have no exception for them */
+    expect_refused(F_MANAGED, &v, NULL, 0, 2, s, "prefetch 2 and reps 0 (lab.h refuses a prefetch not 0 or 1 "
+                   "whatever reps)");
+    expect_refused(F_MANAGED, &v, NULL, 0, -1, s, "prefetch -1 and reps 0 (lab.h refuses a prefetch not 0 or 1 "
+                   "whatever reps)");
+    j = v, j.pat.count = 0;
+    expect_refused(F_MANAGED, &j, NULL, reps, 2, s, "prefetch 2 and count 0 (lab.h refuses a prefetch not 0 or 1 "
+                   "whatever the count)");
+    expect_refused(F_MANAGED, &j, NULL, -1, pf, s, "reps -1 and count 0 (lab.h refuses reps < 0 whatever the count)");
+    j = v, j.src = b.src + rndz(0, OFFSET_MAX);
+    expect_refused(F_MANAGED, &j, NULL, 0, pf, s, "src in device memory and reps 0 (lab.h refuses memory that is not "
+                   "managed whatever reps)");
+    j = v, j.src = b.pageable + rndz(0, OFFSET_MAX);
+    expect_refused(F_MANAGED, &j, NULL, 0, pf, s, "src in malloc'd memory and reps 0 (lab.h refuses memory that is "
+                   "not managed whatever reps)");
+    if (!b.concurrent) {
+        expect_refused(F_MANAGED, &v, NULL, 0, 1, s, "prefetch 1 and reps 0 on a GPU without concurrent managed "
+                       "access (lab.h refuses it whatever reps)");
         expect_refused(F_MANAGED, &v, NULL, reps, 1, s, "prefetch 1 on a GPU without concurrent managed access "
                                                         "(cudaDevAttrConcurrentManagedAccess 0)");
+    }
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_managed calls, out");
     bufs_free(&b);
+}
+
+XL_TEST(managed, current_device, 5, XL_GPU2,
+        "with device 1 current: lab_managed_alloc's advice names device 1, and lab_read_managed prefetches an array "
+        "allocated while device 0 was current to device 1, the current device",
+        30)
+{
+    int device0;
+    XL_CHECK(cudaGetDevice(&device0));
+    managed_alloc_device1(device0);
+    managed_device1(device0);
 }
 
 /* ===== Part E: waits ===== */

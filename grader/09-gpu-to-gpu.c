@@ -34,6 +34,7 @@
 #include "common/faults.h"
 #include "common/memlog.h"
 #include "common/peerlog.h"
+#include "common/pincount.h"
 #include "common/stats.h"
 #include "common/timing.h"
 #include "grader/grade.h"
@@ -52,6 +53,7 @@ XL_LAB("09", "gpu-to-gpu");
 #define MAX_COPIES 512            /* copies kept per watched call (more are counted) */
 #define MAX_PEER 256              /* peer records kept per watched call */
 #define MAX_MEM 256               /* launches kept per watched call */
+#define MAX_SYNC (4 * MAX_COPIES) /* waits and event records kept per watched call: a few per copy */
 #define RING_MAX (2 * MIB + 77)   /* ring.exact, peer.exact: the largest block */
 #define STAGE_MAX (64 * MIB + 1)  /* host.exact: the largest copy */
 #define READ_MAX_WORDS (4 * MIB + 17)
@@ -191,6 +193,8 @@ typedef struct {
     kit_dev_copy dev[MAX_COPIES];
     int lines;                    /* lines written to stderr (W_CAPTURE) */
     char text[1024];
+    int nsync;                    /* waits and event orderings */
+    xl_sync_rec sync[MAX_SYNC];
 } seen;
 
 typedef int (*call_fn)(void *ctx);
@@ -220,6 +224,7 @@ static void watch(call_fn fn, void *ctx, seen *w, int how, const char *what, con
     xl_copylog_start(w->copies, MAX_COPIES);
     xl_peerlog_start(w->peer, MAX_PEER);
     xl_memlog_start(w->mem, MAX_MEM);
+    xl_synclog_start(w->sync, MAX_SYNC);
     if (how & W_CAPTURE)
         saved = kit_capture_begin();
     if (how & W_GUARD) {
@@ -229,6 +234,7 @@ static void watch(call_fn fn, void *ctx, seen *w, int how, const char *what, con
     } else
         w->rc = fn(ctx);
     w->lines = (how & W_CAPTURE) ? kit_capture_end(saved, w->text, sizeof w->text) : 0;
+    w->nsync = xl_synclog_stop();
     w->nmem = xl_memlog_stop();
     w->npeer = xl_peerlog_stop();
     w->ncopies = xl_copylog_stop();
@@ -241,9 +247,17 @@ static void watch(call_fn fn, void *ctx, seen *w, int how, const char *what, con
                  "once, by their create", what, fname, stopped ? ", and your code stopped on that error" : "");
     if (stopped)
         cr_fatal("%s: %s", what, failure);
-    cr_assert(w->ncopies <= MAX_COPIES && w->npeer <= MAX_PEER && w->nmem <= MAX_MEM,
-              "%s: %s made %d copies, %d peer calls and %d launches: far more than it needs", what, fname, w->ncopies,
-              w->npeer, w->nmem);
+    for (int k = 0; (how & W_GUARD) && k < w->nsync && k < MAX_SYNC; k++) {
+        xl_sync_kind kind = w->sync[k].kind;
+        cr_assert(kind != XL_SYNC_DEVICE && kind != XL_SYNC_STREAM && kind != XL_SYNC_EVENT,
+                  "%s: %s called %s (after %d of its copies): lab.h: a function that takes streams queues its work and "
+                  "returns without waiting; order it with events on the streams (cudaEventRecord, "
+                  "cudaStreamWaitEvent), never a wait on the host", what, fname, xl_sync_name(kind),
+                  w->sync[k].copies_before);
+    }
+    cr_assert(w->ncopies <= MAX_COPIES && w->npeer <= MAX_PEER && w->nmem <= MAX_MEM && w->nsync <= MAX_SYNC,
+              "%s: %s made %d copies, %d peer calls, %d launches and %d waits or event records: far more than it needs",
+              what, fname, w->ncopies, w->npeer, w->nmem, w->nsync);
 }
 
 /* count_peer - how many of w's peer records are of kind k (successful ones only, when ok) */
@@ -1244,9 +1258,16 @@ static void expect_stage_records(const seen *w, const unsigned char *src, unsign
                   "two buffers of a chunk each, in turn, so that one fills while the other drains", what, bufs[0],
                   bufs[1], chunk);
     }
-    for (int k = 0; k < 2 && k < (int)chunks; k++)
+    for (int k = 0; k < 2 && k < (int)chunks; k++) {
         cr_assert(kit_is_pinned(bufs[k]), "%s: host buffer %d (%p) is pageable memory: lab.h: page-locked host memory "
                   "(cudaHostAlloc), or the copies cannot run asynchronously", what, k, bufs[k]);
+        unsigned int flags = xl_pinned_flags(bufs[k]); /* as asked: the driver's own answer may leave it out */
+        cr_assert(flags != ~0u && (flags & cudaHostAllocPortable),
+                  "%s: host buffer %d (%p) is %s: lab.h: pinned for every device (cudaHostAlloc with "
+                  "cudaHostAllocPortable), or a copy on another GPU's stream cannot use it as pinned memory", what, k,
+                  bufs[k], flags == ~0u ? "not from cudaHostAlloc"
+                                        : "pinned for the device that made it only (no cudaHostAllocPortable)");
+    }
 }
 
 /* One staged copy's setup. */

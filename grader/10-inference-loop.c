@@ -114,6 +114,9 @@ XL_LAB("10", "inference-loop");
 /* loop.modes: decode takes 30 us, long enough for the frame log to order decodes, copies and delivers */
 #define MODES_CPU_US 30.0
 #define MODES_BATCH 16
+/* loop.modes: the async run's held batch keeps its stream this long after its model run; the next batch's decode
+ * must begin within half of it (the reference's begins microseconds after the held batch is queued) */
+#define MODES_HOLD_MS 30.0
 /* loop.stop: idle workers sleep: over IDLE_MS of the grader's nanosleep, the whole process may use IDLE_CPU_MS of
  * CPU (0.3 cores); workers that spin use about W x IDLE_MS */
 #define IDLE_WAIT_MS 10.0
@@ -233,6 +236,9 @@ static int batch_size(int frames, int batch, int i)
 
 /* ===== Part A: lab_choose_batch (the grader's own reference, and a wrong chooser for every mistake) ===== */
 
+/* The most points the grader's own chooser takes (batch.choose's long sweep holds 300 to 480) */
+#define CHOOSE_MAX 512
+
 /* How a chooser may combine the runs of one batch. */
 enum { AGG_MAX, AGG_MIN, AGG_MEAN, AGG_MEDIAN, AGG_LOWER, AGG_UPPER, AGG_FIRST, AGG_LAST };
 
@@ -291,7 +297,7 @@ static void sort_plain(double *v, int n)
 /* aggregate - the n values v (in the points' order) combined as how */
 static double aggregate(const double *v, int n, int how)
 {
-    double s[64], r = v[0];
+    double s[CHOOSE_MAX], r = v[0];
     memcpy(s, v, (size_t)n * sizeof *v);
     sort_plain(s, n);
     switch (how) {
@@ -325,13 +331,13 @@ static int choose_with(const chooser *c, const lab_point *pts, int n, double bou
     if ((!pts && n > 0) || n < 0 || isnan(bound_ms) || isinf(bound_ms) || bound_ms <= 0 || max_batch < 1)
         return -1;
     double limit = c->no_margin ? bound_ms : LAB_LATENCY_MARGIN * bound_ms;
-    int best = 0, done[64] = {0};
+    int best = 0, done[CHOOSE_MAX] = {0};
     double best_fps = 0;
-    cr_assert(n <= 64, "grader error: a sweep of more than 64 points");
+    cr_assert(n <= CHOOSE_MAX, "grader error: a sweep of more than %d points", CHOOSE_MAX);
     for (int i = 0; i < n; i++) {
         if (done[i] || (!c->no_skip && !point_valid(&pts[i])))
             continue;
-        double lat[64], fps[64];
+        double lat[CHOOSE_MAX], fps[CHOOSE_MAX];
         int k = 0, b = pts[i].batch;
         for (int j = i; j < n; j++)
             if (pts[j].batch == b && (c->no_skip || point_valid(&pts[j]))) {
@@ -461,7 +467,7 @@ XL_TEST(batch, choose, 5, XL_CPU,
         "none fits; bad arguments refused",
         4)
 {
-    static sweep sw[24];
+    static sweep sw[32];
     const double M = LAB_LATENCY_MARGIN;
     int ns = 0, caught[N_CHOOSERS] = {0};
     double bound = 1.0 + kit_rand(0, 1000000) * 1e-5; /* 1 to 11 ms */
@@ -516,8 +522,8 @@ XL_TEST(batch, choose, 5, XL_CPU,
     s->p[2].fps = NAN;
     NEW("no batch meets 0.8 of the bound: 0");
     ADD(32, 150, .5, .7, .81), ADD(64, 200, .6, .9, 1.1), ADD(128, 220, .9, 1.2, 1.5);
-    NEW("a figure of exactly 0 is not negative: the point counts (here its p50 and p99)");
-    ADD(128, 220, 0, 0, .4), ADD(64, 200, .1, .2, .3), ADD(32, 150, .1, .2, .3);
+    NEW("a figure of exactly 0 is not negative: the point counts (here its p50, p99 and worst latency)");
+    ADD(128, 220, 0, 0, 0), ADD(64, 200, .1, .2, .3), ADD(32, 150, .1, .2, .3);
     NEW("batch 1 is a batch like any other (here the fastest)");
     ADD(1, 300, .05, .1, .15), ADD(2, 200, .1, .2, .3), ADD(4, 150, .1, .2, .3);
     NEW("runs come in any order: the median of their speeds, not the middle run as passed");
@@ -525,9 +531,26 @@ XL_TEST(batch, choose, 5, XL_CPU,
     NEW("a batch faster by less than one frame/s is faster");
     ADD(32, 200, .1, .2, .3), ADD(64, 200, .1, .2, .3), ADD(16, 100, .1, .2, .3);
     s->p[1].fps = s->p[0].fps + 0.25;
+    NEW("a point with a NaN figure is skipped (here its p99)");
+    ADD(128, 500, .1, 0, .4), ADD(64, 200, .1, .2, .3), ADD(32, 150, .1, .2, .3);
+    s->p[0].latency_p99_ms = NAN;
+    NEW("a point with a negative figure is skipped (here one's p99, another's p50)");
+    ADD(256, 600, .1, -.2, .4), ADD(128, 500, -.1, .2, .4), ADD(64, 200, .1, .2, .3), ADD(32, 150, .1, .2, .3);
+    NEW("a point with a NaN or -infinity worst latency is skipped, and one with a -infinity p99");
+    ADD(256, 600, .1, .2, 0), ADD(128, 500, .1, .2, 0), ADD(512, 700, .1, 0, .4), ADD(64, 200, .1, .2, .3);
+    ADD(32, 150, .1, .2, .3);
+    s->p[0].latency_max_ms = NAN, s->p[1].latency_max_ms = -INFINITY, s->p[2].latency_p99_ms = -INFINITY;
+    NEW("an infinite worst latency is neither NaN nor negative: the run counts, and its batch misses the bound");
+    ADD(64, 200, .1, .2, .3), ADD(64, 210, .1, .2, 0), ADD(64, 205, .1, .2, .3), ADD(32, 150, .1, .2, .3);
+    s->p[1].latency_max_ms = INFINITY;
+    NEW("a speed of exactly 0 is not negative: the point counts (here the only eligible batch's, each run)");
+    ADD(32, 0, .1, .2, .3), ADD(32, 0, .1, .2, .3), ADD(64, 200, .5, .9, 1.1), ADD(128, 220, .6, 1, 1.3);
+    NEW("a speed of exactly 0 is not negative: the run counts in its batch's median");
+    ADD(32, 100, .1, .2, .3), ADD(64, 0, .1, .2, .3), ADD(64, 0, .1, .2, .3), ADD(64, 200, .1, .2, .3);
 #undef ADD
 #undef NEW
-    static const int want[] = {64, 16, 128, 32, 64, 32, 64, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0, 128, 1, 64, 64};
+    static const int want[] = {64, 16, 128, 32, 64, 32, 64, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0, 128, 1, 64, 64,
+                               64, 64, 64, 32, 32, 32};
     cr_assert(ns == (int)(sizeof want / sizeof want[0]), "grader error: %d sweeps, %d answers", ns,
               (int)(sizeof want / sizeof want[0]));
     for (int i = 0; i < ns; i++) {
@@ -538,6 +561,30 @@ XL_TEST(batch, choose, 5, XL_CPU,
     }
     for (int v = 1; v < N_CHOOSERS; v++) /* the grader's own coverage: every mistake gives a wrong answer somewhere */
         cr_assert(caught[v], "grader error: no sweep tells '%s' from the right chooser", choosers[v].name);
+
+    /* a long sweep (lab.h takes any n): 300 to 480 runs of five batches, interleaved; each batch's speeds spread 10%
+     * about its own, so the medians keep their order; batch 128 is the fastest but one of its runs misses the bound */
+    static lab_point lp[CHOOSE_MAX];
+    static const int lb[] = {16, 32, 64, 128, 256};
+    static const double lf[] = {60, 100, 150, 200, 120}, ll[] = {.1, .2, .3, .4, .5};
+    int ln = 0, runs = rnd(60, 96);
+    for (int b = 0; b < 5; b++)
+        for (int r = 0; r < runs; r++)
+            lp[ln++] = (lab_point){lb[b], lf[b] * scale * (0.9 + 0.2 * kit_rand(0, 1000) / 1000.0),
+                                   0.5 * ll[b] * bound, 0.8 * ll[b] * bound, ll[b] * bound * (0.9 + 0.1 * r / runs)};
+    lp[3 * runs + rnd(0, runs - 1)].latency_max_ms = 0.9 * bound;
+    for (int i = ln - 1; i > 0; i--) { /* any order */
+        int j = rnd(0, i);
+        lab_point t = lp[i];
+        lp[i] = lp[j], lp[j] = t;
+    }
+    int lwant = choose_with(&choosers[0], lp, ln, bound, LAB_BATCH_MAX);
+    cr_assert(lwant == 64, "grader error: its own chooser gives %d, not 64, on the long sweep", lwant);
+    int lgot = lab_choose_batch(lp, ln, bound, LAB_BATCH_MAX);
+    cr_assert(lgot == lwant, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d) = %d, want %d: a long sweep "
+              "of %d runs each of batches 16, 32, 64, 128 and 256, interleaved; 64 is the fastest batch that meets "
+              "0.8 x bound_ms (one run of 128 misses it). lab.h takes any n >= 0: size what you keep by n (malloc, "
+              "and free it), never a fixed array", ln, bound, LAB_BATCH_MAX, lgot, lwant, runs);
 
     /* bad arguments, each alone with the others valid (the flat sweep), and the empty cases */
     const sweep *ok = &sw[9];
@@ -1470,7 +1517,7 @@ static int create_attempt(void *ctx)
 XL_TEST(loop, args, 5, XL_GPU,
         "lab_loop_create and the runs refuse bad arguments before any work; a create that fails at any of its "
         "allocations, streams, events, executors or threads returns NULL holding nothing; destroy(NULL) is harmless",
-        15)
+        30)
 {
     world w;
     world_open(&w, 3 * 16);
@@ -1639,7 +1686,11 @@ XL_TEST(loop, modes, 10, XL_GPU,
         int nb = rnd(5, 9), frames = nb * MODES_BATCH - rnd(0, MODES_BATCH - 1), first = rnd(0, FRAME_FIRST_MAX);
         expect_frames(&w, first, frames);
         lab_job j = open_job(&w, frames, MODES_BATCH, first);
+        int held = mode == M_ASYNC ? (int)rnd(1, nb - 2) : -1; /* a batch the GPU keeps busy: is the next one decoded? */
+        if (held >= 0)
+            mdl_hold_run(held, MODES_HOLD_MS);
         seen *s = watch(&w, mode, lp.L, lp.text, &j, 0, "decode 30 us a frame");
+        mdl_hold_run(-1, 0);
         expect_ok_run(&w, s, &c, "");
         fr_log lg = fr_log_get(w.src);
         if (mode == M_BLOCKING) {
@@ -1673,6 +1724,12 @@ XL_TEST(loop, modes, 10, XL_GPU,
             cr_assert(overlap, "%s: no batch's decode began while the batch before it was on the GPU (after its model "
                       "run was queued, before it was delivered): lab.h: the loop's thread decodes batch i + 1 while "
                       "batch i's copy in, model run and copy out run", s->what);
+            double late = first_decode_ms(&lg, s, held + 1) - s->runs[held].at_ms;
+            cr_assert(late < MODES_HOLD_MS / 2, "%s: batch %d's first decode began %.1f ms after batch %d's model run "
+                      "was queued, and the kit kept that run on the GPU %.0f ms: lab.h: the loop's thread decodes "
+                      "batch i + 1 while batch i's copy in, model run and copy out run. Before refilling a slot, wait "
+                      "only for that slot's own copy in (its event), not for the batch just queued or its stream",
+                      s->what, held + 1, late, held, MODES_HOLD_MS);
         } else {
             expect_buffers(&w, s, 1);
             int threads = fr_distinct_threads(w.src), bufs = fr_distinct_dst(w.src);
@@ -1692,28 +1749,47 @@ XL_TEST(loop, modes, 10, XL_GPU,
 
 /* ===== Part H: loop.stop ===== */
 
-/* failed_run - mode on lp with a frame of batch 2 to 4 failing to decode: late (FAIL_WAIT_MS, by when the workers
- * have filled every other slot, more than slots batches following it, and wait), or at once while the other workers
- * are in the middle of slow decodes (FAIL_DECODE_US each). -1, the frames delivered a prefix of whole batches before
- * that frame's batch, each right; then the same loop runs a job of more than slots batches again, so that every slot
- * a failed run left part-made or whole is used */
-static void failed_run(world *w, loop_t *lp, int mode, int batch, int late)
+/* Where failed_run's failing frame lies: in batch 0 (for the pipelined loop one of the workers' first frames, 0 ..
+ * W - 1), in batch 2 to 4 with more than slots batches after it, or in the last batch (2 to 4 batches before it) */
+enum { FAIL_FIRST, FAIL_MID, FAIL_LAST };
+
+/* failed_run - mode on lp with a frame at where failing to decode: late (FAIL_WAIT_MS, by when the workers have
+ * filled every other slot, more than slots batches following it, and wait), at once while the other workers are in
+ * the middle of slow decodes (slow: FAIL_DECODE_US each), or at once (neither). Outside the blocking loop, when the
+ * failing frame's batch is not the first, the batch before it is on the GPU when the decode fails: its stream held
+ * HOLD_MS past the failure (mdl_hold_run), so a run that returns without waiting for what it queued leaves it busy.
+ * -1, the frames delivered a prefix of whole batches before that frame's batch, each right; then the same loop runs
+ * a job of more than slots batches again, so that every slot a failed run left part-made or whole is used */
+static void failed_run(world *w, loop_t *lp, int mode, int batch, int where, int late, int slow)
 {
-    int kb = rnd(2, 4), nb = kb + lp->c.slots + rnd(1, 2), k = kb * batch + rnd(0, batch - 1);
+    int kb = where == FAIL_FIRST ? 0 : rnd(2, 4);
+    int nb = where == FAIL_LAST ? kb + 1 : kb + lp->c.slots + rnd(1, 2);
     int frames = nb * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
-    char label[120], why[1024];
+    int k = where == FAIL_FIRST && mode == M_PIPELINED ? rnd(0, imin(lp->c.workers, batch) - 1)
+                                                        : rnd(kb * batch, imin(frames, (kb + 1) * batch) - 1);
+    double wait_ms = late ? FAIL_WAIT_MS : 0;
+    int held = mode != M_BLOCKING && kb > 0 && !slow ? kb - 1 : -1;
+    char label[200], why[1024];
     double cpu_us = fr_cpu_us(w->src);
     expect_frames(w, first, frames);
-    fr_fail_at(w->src, k, late ? FAIL_WAIT_MS : 0);
-    if (!late)
+    fr_fail_at(w->src, k, wait_ms);
+    if (slow)
         fr_set_cpu_us(w->src, FAIL_DECODE_US);
     lab_job j = open_job(w, frames, batch, first);
+    int used = snprintf(label, sizeof label, "frame %d (batch %d of %d) fails to decode", k, kb, nb);
     if (late)
-        snprintf(label, sizeof label, "frame %d (batch %d) fails to decode, %.0f ms late", k, kb, FAIL_WAIT_MS);
+        used += snprintf(label + used, sizeof label - used, ", %.0f ms late", FAIL_WAIT_MS);
     else
-        snprintf(label, sizeof label, "frame %d (batch %d) fails to decode, every decode %.0f ms", k, kb,
-                 FAIL_DECODE_US / 1e3);
+        used += snprintf(label + used, sizeof label - used, " at once");
+    if (slow)
+        used += snprintf(label + used, sizeof label - used, ", every decode %.0f ms", FAIL_DECODE_US / 1e3);
+    if (held >= 0)
+        snprintf(label + used, sizeof label - used, "; batch %d's stream held %.0f ms after its model run", held,
+                 wait_ms + HOLD_MS);
+    if (held >= 0)
+        mdl_hold_run(held, wait_ms + HOLD_MS);
     seen *s = watch(w, mode, lp->L, lp->text, &j, 1, label);
+    mdl_hold_run(-1, 0);
     fr_fail_at(w->src, -1, 0);
     fr_set_cpu_us(w->src, cpu_us);
     cr_assert(s->rc == -1, "%s returned %d: lab.h: when decode fails, no new batch is started, what was queued is "
@@ -1748,7 +1824,7 @@ XL_TEST(loop, stop, 10, XL_GPU,
         "workers stop when a run ends and sleep between runs; a frame that fails to decode stops the run with -1, its "
         "frames before delivered right and in order, and the loop runs again; lab_loop_destroy joins every thread and "
         "releases everything, also right after a run",
-        4)
+        10)
 {
     const int batch = 16;
     world w;
@@ -1778,11 +1854,15 @@ XL_TEST(loop, stop, 10, XL_GPU,
     cr_assert(lg.late == 0, "%s: %d decode calls came in the %.0f ms after it returned: lab.h: the workers stop when "
               "the run returns", s->what, lg.late, IDLE_WAIT_MS + IDLE_MS);
 
-    /* a frame that fails to decode, in each mode */
-    failed_run(&w, &lp, M_PIPELINED, batch, 1);
-    failed_run(&w, &lp, M_PIPELINED, batch, 0);
-    failed_run(&w, &lp, M_ASYNC, batch, 1);
-    failed_run(&w, &lp, M_BLOCKING, batch, 1);
+    /* a frame that fails to decode, in each mode: in the first batch (the pipelined workers' first frames), in the
+     * middle of the run, in the last batch */
+    failed_run(&w, &lp, M_PIPELINED, batch, FAIL_MID, 1, 0);
+    failed_run(&w, &lp, M_PIPELINED, batch, FAIL_MID, 0, 1);
+    failed_run(&w, &lp, M_PIPELINED, batch, FAIL_FIRST, 0, 0);
+    failed_run(&w, &lp, M_PIPELINED, batch, FAIL_LAST, 0, 0);
+    for (int mode = M_BLOCKING; mode <= M_ASYNC; mode++)
+        for (int where = FAIL_FIRST; where <= FAIL_LAST; where++)
+            failed_run(&w, &lp, mode, batch, where, 0, 0);
 
     /* destroy right after a pipelined run */
     frames = rnd(3, 8) * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);

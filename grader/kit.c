@@ -306,13 +306,35 @@ void kit_expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *w
               all / (KIT_HEAP_ROUNDS * (size_t)reps), hint);
 }
 
+/* The arguments of failing_once: a create's attempt and the create number to fail. */
+typedef struct {
+    int (*attempt)(void *ctx);
+    void *ctx;
+    long fail_at; /* creates that succeed before the one that fails */
+} failing_args;
+
+/* failing_once - kit_expect_no_heap_leak's attempt: a->attempt with its create number a->fail_at + 1 failing; 0 when
+ * the failure happened and the call reported it (what every call of the sweep already checked once) */
+static int failing_once(void *ctx)
+{
+    failing_args *a = ctx;
+    xl_fail_create_after(a->fail_at);
+    int failed = a->attempt(a->ctx);
+    int fired = xl_fault_fired();
+    xl_fail_create_after(-1);
+    (void)cudaGetLastError();
+    return fired && failed ? 0 : 1;
+}
+
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
 {
     char w[320];
     for (long k = 0;; k++) {
         kit_held before = kit_held_now();
         xl_fail_create_after(k);
+        double t0 = xl_now_ms();
         int failed = attempt(ctx);
+        double took = xl_now_ms() - t0;
         int fired = xl_fault_fired();
         xl_fail_create_after(-1);
         if (!fired) {
@@ -320,6 +342,17 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
             snprintf(w, sizeof w, "%s and its destroy", what);
             kit_expect_no_heap_leak(attempt, ctx, w, "something it mallocs (a struct, an array of buffers, streams "
                                     "or events) is not freed by its destroy");
+            /* the failure paths leak the same way: the first create failing, and the last (all but one made) where
+             * a whole create is quick enough to repeat */
+            long last = took <= KIT_FAIL_PATH_MS ? k - 1 : 0;
+            for (long f = 0; f < k && f <= last; f = f + 1 < last ? last : f + 1) {
+                failing_args fa = {attempt, ctx, f};
+                snprintf(w, sizeof w, "%s with its create number %ld failing", what, f + 1);
+                int quiet = kit_quiet_begin(); /* a line from each failed call: already seen in the sweep */
+                kit_expect_no_heap_leak(failing_once, &fa, w, "where a create fails, free everything malloc'd so far "
+                                        "(the struct and its arrays too) before returning the failure");
+                kit_quiet_end(quiet);
+            }
             return k;
         }
         cudaError_t left = cudaGetLastError();
