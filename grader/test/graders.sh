@@ -182,7 +182,7 @@ for slug in ${slugs[@]+"${slugs[@]}"}; do
             grade $B/bin/$slug-grade-solution $slug-solution-$i-again-$a --filter="$(filter_of $again)"
             still=""
             for t in $again; do
-                read -r ts _ tst <<"$(score "$LOG/$slug-solution-$i-again-$a/points.tsv" "$t")"
+                read -r ts _ tst <<<"$(score "$LOG/$slug-solution-$i-again-$a/points.tsv" "$t")"
                 [ "${tst:-}" = ungraded ] && still="$still $t" && continue
                 awk -F'\t' -v t="$t" -v s="${ts:-0}" -v st="${tst:-failed}" 'BEGIN { OFS = FS }
                     $1 == t { $2 = s; $4 = st } { print }' "$f" >"$f.new" && mv "$f.new" "$f"

@@ -27,6 +27,11 @@ probe=$($B/bin/gpu-probe)
 gpu_rc=$?
 echo "== make test: ${probe} =="
 
+# every script the suite sources parses: bash skips one that does not with a warning, and its tests would not run
+for f in grader/test/*.sh; do
+    why=$(bash -n "$f" 2>&1) || bad "$f does not parse, so its tests did not run: $(echo "$why" | head -1)"
+done
+
 # ===== The host's lanes, in the background =====
 # with a GPU and 8 cores or more, the GPU's lane keeps the first half of the cores this shell may use, for its timing
 host_cpus='' gpu_cpus=''
