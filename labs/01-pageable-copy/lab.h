@@ -61,7 +61,8 @@ typedef struct {
 /* lab_sweep - measures lab_copy in direction dir for the sizes min_bytes, 2*min_bytes,
  * 4*min_bytes, ... up to and including the last one <= max_bytes, in that order
  * (min_bytes need not be a power of two). Each size: one warm-up, then reps timed runs
- * with lab_time_gpu, from host memory that holds data (touched before timing): 1 + reps
+ * with lab_time_gpu on stream 0, where lab_copy runs (a non-blocking stream's events would
+ * not wait for the copy), from host memory that holds data (touched before timing): 1 + reps
  * copies of it, in direction dir. Allocates its own buffers and frees them all before
  * returning. Fills out[0..n-1], writes nothing past it, and returns n; -1 when
  * min_bytes == 0, max_bytes < min_bytes, more than max_points sizes, or memory cannot be

@@ -71,7 +71,7 @@ int lab_fetch_packed(lab_packer *p, const lab_piece *pieces, int n, cudaStream_t
 /* lab_send_batch, lab_fetch_batch - the same pieces, in the same direction, in one cudaMemcpyBatchAsync on
  * stream (after the work already queued there, its sources read in stream order); returns without waiting: the
  * copies are done when stream's work is. The call refuses a copy of 0 bytes: leave empty pieces out. -1 with a
- * one-line message on the legacy stream 0 (the call refuses it) and without LAB_HAVE_BATCH. */
+ * one-line message on the legacy stream (0 or cudaStreamLegacy: the call refuses it) and without LAB_HAVE_BATCH. */
 int lab_send_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 int lab_fetch_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 

@@ -91,7 +91,7 @@ void *lab_managed_alloc(size_t bytes, lab_advice advice);
  * after the work already queued there; each returns without waiting for the device or any other stream, and work
  * queued on stream afterwards sees out complete. A call creates nothing (no buffer, stream or event: the caller
  * gives what it needs) and holds nothing when it returns. Launch kernels with <<< >>>, on stream (the kit records
- * launches there). reps 0 or pat.count 0: 0, and nothing done. */
+ * launches there). reps 0 or pat.count 0: 0, and nothing done, once the refusals below are checked. */
 
 /* lab_read_copied - copy everything, then read: src is host memory, pinned or pageable, read in stream order (the
  * caller keeps it unchanged until stream's work is done); one cudaMemcpyAsync of all n elements into dev (device
@@ -114,7 +114,8 @@ int lab_read_managed(const lab_job *j, int reps, int prefetch, cudaStream_t stre
 /* Every lab_read_*: the job's rules, and -1 also, before any work, for reps < 0; lab_read_copied: dev NULL, or n * 4
  * bytes past SIZE_MAX; lab_read_mapped: src that is not mapped pinned memory (malloc'd or cudaMalloc'd);
  * lab_read_managed: src that is not managed memory, prefetch not 0 or 1, or prefetch 1 on a GPU without
- * cudaDevAttrConcurrentManagedAccess. */
+ * cudaDevAttrConcurrentManagedAccess. These come first: a call with reps 0 or pat.count 0 is refused for them too
+ * (src's kind is checked where pat.count > 0, since src may then be NULL). */
 
 /* Which way to take. */
 typedef enum { LAB_NONE = -1, LAB_COPIED = 0, LAB_MAPPED = 1, LAB_MANAGED = 2 } lab_way;
