@@ -451,15 +451,6 @@ static int good_runs(void *ctx)
     return lab_pipeline_run(a->p, a->in, a->out, a->items, turn ? LAB_BREADTH_FIRST : LAB_DEPTH_FIRST, a->k);
 }
 
-/* expect_no_heap_leak_quiet - kit_expect_no_heap_leak with the calls' messages (one for each refusal, many rounds
- * of them) kept out of the output */
-static void expect_no_heap_leak_quiet(int (*attempt)(void *ctx), void *ctx, const char *what, const char *hint)
-{
-    int saved = kit_capture_begin();
-    kit_expect_no_heap_leak(attempt, ctx, what, hint);
-    kit_capture_end(saved, NULL, 0);
-}
-
 XL_TEST(pipeline, arguments, 5, XL_GPU,
         "lab_pipeline_create and lab_pipeline_run refuse bad arguments (NULL, -1), 0 words is fine; create and destroy "
         "(right after a run) leave nothing held; a create or lab_host_alloc that runs out of memory at any step "
@@ -499,12 +490,12 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     refusal_args bad = {.chunk = {0, c_ok, c_ok, c_ok, c_ok}, .streams = {s_ok, 0, -1, 33, s_bad}, .n = 5};
     snprintf(what, sizeof what, "lab_pipeline_create refusing (0 words, %d streams), (%zu words, 0, -1, 33 and %d "
              "streams)", s_ok, c_ok, s_bad);
-    expect_no_heap_leak_quiet(refused_creates, &bad, what, "lab.h asks for nothing leaked on bad arguments: check "
+    kit_expect_no_heap_leak(refused_creates, &bad, what, "lab.h asks for nothing leaked on bad arguments: check "
                               "them before you malloc anything, or free what you made before returning NULL");
     refusal_args oom = {.chunk = {huge[0], huge[1]}, .streams = {s_ok, s_ok}, .n = 2};
     snprintf(what, sizeof what, "lab_pipeline_create(%zu and %zu words, %d streams), out of memory", huge[0], huge[1],
              s_ok);
-    expect_no_heap_leak_quiet(refused_creates, &oom, what, "lab.h asks for nothing leaked when out of memory: free "
+    kit_expect_no_heap_leak(refused_creates, &oom, what, "lab.h asks for nothing leaked when out of memory: free "
                               "everything made so far, the struct too, before returning NULL");
     lab_pipeline_destroy(NULL);
     kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 8)};
@@ -536,7 +527,7 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
         cr_assert(lab_pipeline_run(p, in, NULL, items, o, &k) == -1, "out == NULL must give -1");
     }
     refusal_args runs = {.p = p, .in = in, .out = out, .items = 8, .k = &k, .none = &none};
-    expect_no_heap_leak_quiet(refused_runs, &runs, "lab_pipeline_run refusing each bad argument (8 words and 0)",
+    kit_expect_no_heap_leak(refused_runs, &runs, "lab_pipeline_run refusing each bad argument (8 words and 0)",
                               "check the arguments before you malloc anything, or free what you made before "
                               "returning -1");
     cr_assert(kc.launches == 0, "lab_pipeline_run with bad arguments launched %d kernels: check them before any work",

@@ -437,13 +437,6 @@ static void run_watched(void *ctx)
     }
 }
 
-/* same_stream - a and b are one stream (0 and cudaStreamLegacy are both the legacy stream) */
-static int same_stream(cudaStream_t a, cudaStream_t b)
-{
-    int la = a == 0 || a == cudaStreamLegacy, lb = b == 0 || b == cudaStreamLegacy;
-    return la || lb ? la && lb : a == b;
-}
-
 /* expect_allowed_waits - the host waits a call `which` on stream s asked for (c->syncs) are those lab.h allows: no
  * call waits for the device; a batch call returns without waiting at all; a packed send waits for no stream (only,
  * at most, for this packer's own earlier copies: its events); a packed fetch waits for its own stream's work only
@@ -451,27 +444,26 @@ static int same_stream(cudaStream_t a, cudaStream_t b)
 static void expect_allowed_waits(const call_seen *c, int which, cudaStream_t s, const char *what)
 {
     const char *fn = call_names[which];
-    int batch = which == SEND_BATCH || which == FETCH_BATCH, n = c->nsyncs < MAX_SYNCS ? c->nsyncs : MAX_SYNCS;
+    int n = c->nsyncs < MAX_SYNCS ? c->nsyncs : MAX_SYNCS;
+    if (which == SEND_BATCH || which == FETCH_BATCH) {
+        char call[1024];
+        snprintf(call, sizeof call, "%s: %s", what, fn);
+        kit_expect_no_host_wait(c->syncs, n, call, "lab.h: a batch call queues its one cudaMemcpyBatchAsync and "
+                                "returns without waiting (the copies are done when the stream's work is; the caller "
+                                "waits, if it needs to)");
+        return;
+    }
     for (int k = 0; k < n; k++) {
         const xl_sync_rec *r = &c->syncs[k];
-        const char *name = xl_sync_name(r->kind);
         cr_assert(r->kind != XL_SYNC_DEVICE,
                   "%s: %s called cudaDeviceSynchronize (after %d of its copies): it waits for every stream of the "
-                  "program, other work included. lab.h: %s",
-                  what, fn, r->copies_before,
-                  batch ? "a batch call returns without waiting (the copies are done when the stream's work is)"
-                        : "a packed call waits for this packer's own work only, never for the device");
-        if (batch)
-            cr_assert(r->kind != XL_SYNC_STREAM && r->kind != XL_SYNC_EVENT,
-                      "%s: %s called %s before it returned: lab.h: a batch call queues its one "
-                      "cudaMemcpyBatchAsync and returns without waiting (the copies are done when the stream's work "
-                      "is; the caller waits, if it needs to)",
-                      what, fn, name);
-        else if (r->kind == XL_SYNC_STREAM)
-            cr_assert(which == FETCH_PACKED && same_stream(r->stream, s),
+                  "program, other work included. lab.h: a packed call waits for this packer's own work only, never "
+                  "for the device", what, fn, r->copies_before);
+        if (r->kind == XL_SYNC_STREAM)
+            cr_assert(which == FETCH_PACKED && kit_same_stream(r->stream, s),
                       "%s: %s called cudaStreamSynchronize on %s%s: %s",
-                      what, fn, same_stream(r->stream, s) ? "the stream it was given" : "a stream",
-                      same_stream(r->stream, s) ? "" : " other than the one it was given",
+                      what, fn, kit_same_stream(r->stream, s) ? "the stream it was given" : "a stream",
+                      kit_same_stream(r->stream, s) ? "" : " other than the one it was given",
                       which == SEND_PACKED
                           ? "lab.h: a send returns once it has read the pieces, without waiting for the device or "
                             "any stream; before it reuses the staging it may wait for this packer's own earlier "
@@ -569,7 +561,7 @@ static void expect_packed_copies(const call_seen *c, int which, const plist *l, 
               l->what, fn, c->ncopies, l->total, l->n, l->total, bound);
     if (s == cudaStreamLegacy) /* the legacy stream by its handle: a copy on it spelled 0 is on it too */
         for (int k = 0; k < n; k++)
-            cr_assert(c->recs[k].async && same_stream(c->recs[k].stream, s),
+            cr_assert(c->recs[k].async && kit_same_stream(c->recs[k].stream, s),
                       "%s: %s's copy %d of %d (%zu bytes) went %s, not with cudaMemcpyAsync on the stream it was given "
                       "(cudaStreamLegacy): queue every copy on that stream",
                       l->what, fn, k + 1, c->ncopies, c->recs[k].bytes,

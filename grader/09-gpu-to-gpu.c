@@ -247,13 +247,13 @@ static void watch(call_fn fn, void *ctx, seen *w, int how, const char *what, con
                  "once, by their create", what, fname, stopped ? ", and your code stopped on that error" : "");
     if (stopped)
         cr_fatal("%s: %s", what, failure);
-    for (int k = 0; (how & W_GUARD) && k < w->nsync && k < MAX_SYNC; k++) {
-        xl_sync_kind kind = w->sync[k].kind;
-        cr_assert(kind != XL_SYNC_DEVICE && kind != XL_SYNC_STREAM && kind != XL_SYNC_EVENT,
-                  "%s: %s called %s (after %d of its copies): lab.h: a function that takes streams queues its work and "
-                  "returns without waiting; order it with events on the streams (cudaEventRecord, "
-                  "cudaStreamWaitEvent), never a wait on the host", what, fname, xl_sync_name(kind),
-                  w->sync[k].copies_before);
+    if (how & W_GUARD) {
+        char call[1024];
+        snprintf(call, sizeof call, "%s: %s", what, fname);
+        kit_expect_no_host_wait(w->sync, w->nsync < MAX_SYNC ? w->nsync : MAX_SYNC, call,
+                                "lab.h: a function that takes streams queues its work and returns without waiting; "
+                                "order it with events on the streams (cudaEventRecord, cudaStreamWaitEvent), never a "
+                                "wait on the host");
     }
     cr_assert(w->ncopies <= MAX_COPIES && w->npeer <= MAX_PEER && w->nmem <= MAX_MEM && w->nsync <= MAX_SYNC,
               "%s: %s made %d copies, %d peer calls, %d launches and %d waits or event records: far more than it needs",

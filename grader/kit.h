@@ -142,7 +142,8 @@ void kit_expect_released(kit_held before, const char *what);
 /* kit_expect_no_heap_leak - attempt (0 when it worked) again, in KIT_HEAP_ROUNDS rounds of KIT_REPEAT_MIN to
  * KIT_REPEAT_MAX calls: fails, naming what and saying hint, when the host heap grew by more than KIT_HEAP_PER_CALL a
  * call in every round (a round or two can be the CUDA runtime or the C library growing a table of their own; a leak
- * in every call grows every round, by at least the 32 bytes of malloc's smallest block a call) */
+ * in every call grows every round, by at least the 32 bytes of malloc's smallest block a call). The first call's
+ * stderr is shown; the rounds' is kept out of the output (a refusal's line, many times over). */
 void kit_expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *what, const char *hint);
 
 /* kit_expect_create_failures - the failure paths of a create, every one: attempt(ctx) is called with its first
@@ -281,6 +282,15 @@ int kit_capture_end(int saved, char *text, size_t len);
  * an event record or a stream wait on it): a loop that waits for everything holds up, and is held up by, work that
  * is not its own; call names the student's call, for the message */
 void kit_expect_no_device_sync(const xl_sync_rec *recs, int n, const char *call);
+
+/* kit_expect_no_host_wait - fails when one of the n recorded calls (common/synclog.h; n within the caller's record)
+ * waited on the host: a cudaDeviceSynchronize, cudaStreamSynchronize or cudaEventSynchronize (a stream wait or an
+ * event record orders work on the GPU and is fine); call names the student's call, rule says what its contract asks
+ * instead, for the message */
+void kit_expect_no_host_wait(const xl_sync_rec *recs, int n, const char *call, const char *rule);
+
+/* kit_same_stream - 1 when a and b are one stream (0 and cudaStreamLegacy both name the legacy stream) */
+int kit_same_stream(cudaStream_t a, cudaStream_t b);
 
 /* kit_expect_nonblocking_streams - fails unless each of the n recorded copies (common/copylog.h) was a
  * cudaMemcpyAsync on a stream other than 0 made with cudaStreamNonBlocking (cudaStreamGetFlags): a stream made by
