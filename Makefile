@@ -302,7 +302,7 @@ gradescope:
 class: all
 	@python3 grader/class/class.py "$(SUBS)" $(ARGS)
 
-# make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N; LOAD grades beside the kit's load generator
+# make stability LAB=NN [N=50] [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory|cpu]: grade the reference N times (or until M minutes); pass rate and each timing ratio's margin; RESUME=1 adds to the last report until N; LOAD grades beside the kit's load generator
 stability: all
 	@python3 grader/scripts/stability.py $(STABILITY_ARGS)
 
@@ -345,7 +345,7 @@ help:
 	 echo "  make gradescope LAB=NN  the lab's autograder zip for Gradescope (docs/grading.md)"; \
 	 echo "  make handout      the student tree and tarball: no solutions, mutants or hidden tests"; \
 	 echo "  make class SUBS=dir  grade a folder of submissions into build/class/gradebook.csv"; \
-	 echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory]  the reference graded N times: pass rate, each threshold's margin"; \
+	 echo "  make stability LAB=NN N=50 [MINUTES=M] [RESUME=1] [LOAD=copy|compute|memory|cpu]  the reference graded N times: pass rate, each threshold's margin"; \
 	 echo "  make classroom LAB=NN  a GitHub Classroom workflow for a self-hosted GPU runner"; \
 	 echo "  make figures      write every figure the handouts, answer keys and guides quote from refdata/"; }
 	@[ ! -f grader/mutate/mutate.mk ] || { echo "  make mutate-gen   generate mutants of every reference solution into build/mutate/ (python3-clang; LAB=NN for one)"; \

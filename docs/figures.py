@@ -36,6 +36,7 @@ import glob
 import math
 import os
 import re
+import signal
 import statistics
 import sys
 
@@ -317,4 +318,5 @@ def main(argv):
 
 
 if __name__ == '__main__':
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head, end quietly as other commands do
     sys.exit(main(sys.argv[1:]))

@@ -37,6 +37,7 @@
 
 #include "common/check.h"
 #include "common/cli.h"
+#include "common/cpushare.h"
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
@@ -51,6 +52,8 @@ extern const char *const xl_lab_slug;
 
 static char current_test[256]; /* "suite.name" of the running test */
 static int current_kind;       /* the running test's kind: XL_CPU, XL_GPU, XL_TIMED or XL_ALONE */
+static xl_cpu_mark cpu_test;   /* the cores' counters when the test began (xl_test_begin) */
+static xl_cpu_mark cpu_since;  /* the cores' counters when the figure being checked began to be measured */
 
 /* token_path - $XL_TOKEN_DIR/<test>.<ext> into buf; 0, or -1 when no token folder is set */
 static int token_path(char *buf, size_t len, const char *test, const char *ext)
@@ -212,6 +215,8 @@ void xl_test_begin(int kind, double timeout_s)
         probe_device = gpu.device;
         xl_results_device(gpu.name);
     }
+    xl_cpu_mark_now(&cpu_test);
+    cpu_since = cpu_test; /* a timed check's window starts here, or at the check before it */
 }
 
 void xl_test_complete(const char *suite, const char *name, int kind)
@@ -345,6 +350,24 @@ static void others_unsound(void)
     }
 }
 
+/* cpu_unsound - marks the attempt unsound when other processes kept more than XL_CPU_OTHERS_MAX of this process's
+ * cores busy (half of them, where there are fewer than 4) on average since cpu_since, or since the test began where
+ * the attempt was shorter than XL_CPU_WINDOW_S (shorter still: not judged). Only a test that uses the GPU: the
+ * others are the grading model's, whose planted figures no load changes. */
+static void cpu_unsound(void)
+{
+    if (!(current_kind & XL_GPU))
+        return;
+    xl_cpu_mark now;
+    xl_cpu_mark_now(&now);
+    double cores = xl_cpu_others(&cpu_since, &now);
+    if (cores < 0)
+        cores = xl_cpu_others(&cpu_test, &now);
+    if (cores > fmin(XL_CPU_OTHERS_MAX, now.cpus / 2.0))
+        xl_measure_unsound("other processes kept %.1f of the %d cores busy, on average, while it was measured", cores,
+                           now.cpus);
+}
+
 /* meets - 1 when value meets need (at least or at most its value) */
 static int meets(double value, xl_need need)
 {
@@ -377,7 +400,8 @@ void xl_not_graded(const char *what, const char *why, const char *figures)
     char text[3072];
     snprintf(text, sizeof text,
              "NOT GRADED: %s could not be measured soundly: %s. It earns nothing in this run and is not a failure: "
-             "grade again when the GPU is idle (nvidia-smi lists what runs on it).\n%s",
+             "grade again when the machine is idle (nvidia-smi lists what runs on the GPU, top what keeps the CPU "
+             "busy).\n%s",
              what, why, figures);
     write_token("ungraded", text);
     cr_skip_test("not graded: %s", why);
@@ -403,8 +427,11 @@ void xl_timed_check(double value, xl_need need, const char *label, const char *f
     next_check(check, sizeof check);
     unsound_why[0] = '\0';
     int pass = isfinite(value) && meets(value, need); /* not a number: a figure the code under test gave, a fail */
-    if (!pass)
+    if (!pass) {
         others_unsound();
+        cpu_unsound();
+    }
+    xl_cpu_mark_now(&cpu_since);
     snprintf(figures, sizeof figures, "%.4g", value);
     log_ratio(check, 1, value, need, label, unsound_why, figures);
     if (pass)
@@ -435,12 +462,15 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
         double ratio = 0;
         figures[0] = '\0';
         unsound_why[0] = '\0';
+        xl_cpu_mark_now(&cpu_since);
         measure(ctx, &ratio, figures, sizeof figures);
         if (!isfinite(ratio))
             xl_measure_unsound("the ratio is not a number");
         int pass = meets(ratio, need);
-        if (!pass)
+        if (!pass) {
             others_unsound();
+            cpu_unsound();
+        }
         log_ratio(check, attempt, ratio, need, name, unsound_why, figures);
         if (pass && !unsound_why[0]) {
             xl_note("%s (attempt %d): %s", what, attempt, figures);

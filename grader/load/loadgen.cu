@@ -1,14 +1,21 @@
-/* loadgen.cu - another process's load on the GPU, of one kind, to grade beside. Course staff tool.
+/* loadgen.cu - another process's load on the GPU (or the CPU), of one kind, to grade beside. Course staff tool.
  *
- * Graders must never fail correct code because the GPU is shared (a desktop's display, a notebook, a
- * course node). make test runs the references beside this load for a moment, and make stability
- * LOAD=KIND for as long as it grades:
+ * Graders must never fail correct code because the machine is shared (a desktop's display, a notebook, a
+ * course node, make class building the next submissions). make test runs the references beside this load for a
+ * moment, and make stability LOAD=KIND for as long as it grades:
  *   copy    - both copy engines busy: pinned copies in and out without pause, on two streams
  *   compute - every multiprocessor busy: arithmetic kernels back to back, as matrix multiplications are
  *   memory  - device memory bandwidth busy: device-to-device copies of 1 GiB back to back
+ *   cpu     - half the cores this process may run on busy: threads that spin, as compilers beside a grading are
+ *             (the GPU is not touched)
  * It runs until --seconds have passed (0: until stopped) or SIGINT/SIGTERM, frees what it made and exits 0.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include <cuda_runtime.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,25 +121,69 @@ static int done(void)
     return stop || (until_ms > 0 && xl_now_ms() >= until_ms);
 }
 
+/* spin_cpu - a thread of the cpu load: arithmetic without pause until done() */
+static void *spin_cpu(void *arg)
+{
+    volatile double x = 1.0;
+    (void)arg;
+    while (!done())
+        for (int i = 0; i < 100000; i++)
+            x = x * 1.0000001 + 1e-9;
+    return NULL;
+}
+
+/* cpu_threads - how many threads the cpu load spins: half the cores of this process's affinity mask, at least 1 */
+static int cpu_threads(void)
+{
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 2;
+    return cores / 2 > 1 ? cores / 2 : 1;
+}
+
+/* run_cpu - threads threads that spin until done(), joined; 0, or -1 with a message when one cannot start */
+static int run_cpu(int threads)
+{
+    pthread_t t[CPU_SETSIZE];
+    int started = 0, rc = 0;
+    for (; started < threads; started++)
+        if ((rc = pthread_create(&t[started], NULL, spin_cpu, NULL)) != 0) {
+            fprintf(stderr, "loadgen: cannot start thread %d of %d: %s\n", started + 1, threads, strerror(rc));
+            stop = 1;
+            break;
+        }
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    return rc ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *kind = NULL;
     int seconds = 0;
     const xl_opt opts[] = {
-        {"kind", XL_OPT_TEXT, &kind, 0, 0, "copy, compute or memory (required)"},
+        {"kind", XL_OPT_TEXT, &kind, 0, 0, "copy, compute, memory or cpu (required)"},
         {"seconds", XL_OPT_INT, &seconds, 0, 86400, "how long, 0 to 86400 (default 0: until SIGINT or SIGTERM)"},
     };
-    xl_cli_or_exit("loadgen", "loadgen: keeps the GPU busy with one kind of load, as another process would",
+    xl_cli_or_exit("loadgen", "loadgen: keeps the GPU (or the CPU) busy with one kind of load, as another process would",
                    opts, sizeof opts / sizeof opts[0], argc, argv);
-    if (!kind || (strcmp(kind, "copy") && strcmp(kind, "compute") && strcmp(kind, "memory")))
-        xl_cli_die("loadgen", "--kind must be copy, compute or memory");
+    if (!kind || (strcmp(kind, "copy") && strcmp(kind, "compute") && strcmp(kind, "memory") && strcmp(kind, "cpu")))
+        xl_cli_die("loadgen", "--kind must be copy, compute, memory or cpu");
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    until_ms = seconds ? xl_now_ms() + 1e3 * seconds : 0;
+    if (!strcmp(kind, "cpu")) {
+        int threads = cpu_threads();
+        printf("loadgen: cpu load on %d thread%s (pid %d), %s\n", threads, threads > 1 ? "s" : "", (int)getpid(),
+               seconds ? "for the seconds asked" : "until stopped");
+        fflush(stdout);
+        int rc = run_cpu(threads);
+        printf("loadgen: cpu load stopped\n");
+        return rc ? 1 : 0;
+    }
     xl_gpu_info g;
     xl_gpu_require("loadgen", &g);
     int sms = 0;
     XL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g.device));
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    until_ms = seconds ? xl_now_ms() + 1e3 * seconds : 0;
     printf("loadgen: %s load on %s (pid %d), %s\n", kind, g.name, (int)getpid(),
            seconds ? "for the seconds asked" : "until stopped");
     if (!strcmp(kind, "copy"))

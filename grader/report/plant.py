@@ -162,7 +162,8 @@ def main():
         'speed.double_64mib': ('ungraded', 'NOT GRADED: overlap efficiency at depth 2, 64 MiB batches (need >= 70%) '
                                'could not be measured soundly: other processes used the GPU at the same time '
                                '(trainer.py pid 777). It earns nothing in this run and is not a failure: grade again '
-                               'when the GPU is idle (nvidia-smi lists what runs on it).'),
+                               'when the machine is idle (nvidia-smi lists what runs on the GPU, top what keeps the '
+                               'CPU busy).'),
     }, ratios=attempts('speed.double_4mib', 0.7, 1, 'overlap efficiency at depth 2, 4 MiB batches', (0.55, 0.58, 0.57),
                  lambda r: 'efficiency %.2f' % r)
       + attempts('speed.double_16mib', 0.7, 1, 'overlap efficiency at depth 2, 16 MiB batches', (0.86,),

@@ -11,8 +11,8 @@ points); margins.py reads the two tables. --minutes M stops after the
 run that ends past M minutes (at least one run; the report says how many were made). --resume keeps the runs of
 the last report in build/stability/ and makes runs until there are RUNS in all (for a machine you hold only a few
 minutes at a time); without it an earlier report is kept beside the new one as NN-slug.previous.txt,
-NN-slug.previous.tsv and NN-slug-runs.previous.tsv (one earlier report is kept). --load KIND grades beside the kit's own load generator (build/bin/loadgen: copy, compute or
-memory) and writes NN-slug-load-KIND.txt/.tsv instead: under load no test of the reference may fail, and a speed
+NN-slug.previous.tsv and NN-slug-runs.previous.tsv (one earlier report is kept). --load KIND grades beside the kit's own load generator (build/bin/loadgen: copy, compute,
+memory or cpu) and writes NN-slug-load-KIND.txt/.tsv instead: under load no test of the reference may fail, and a speed
 test may only pass or be NOT GRADED; the report counts the runs of each. --from-log FILE reports on a ratio log
 instead of grading (for testing). --check only checks the arguments (make stability, before building). Exit 0, or 2 on bad arguments or a grader that gave no results.
 """
@@ -36,6 +36,7 @@ from kitlabs import KIT, labs as kit_labs
 # The measurements' table (NN-slug.tsv): one row per measurement, columns by name. The runs' table
 # (NN-slug-runs.tsv): one row, how many runs and how many of them had full points.
 COLUMNS = ('run', 'check', 'label', 'attempt', 'ratio', 'need', 'at_least', 'figures')
+LOAD_KINDS = ('copy', 'compute', 'memory', 'cpu')  # build/bin/loadgen's kinds (grader/load/loadgen.cu)
 RUNS_COLUMNS = ('runs', 'full_points')
 
 
@@ -114,12 +115,17 @@ def read_measurements(stem):
 
 
 # ===== Load beside the runs =====
+def kinds_text():
+    """LOAD_KINDS for people: 'copy, compute, memory or cpu'"""
+    return ', '.join(LOAD_KINDS[:-1]) + ' or ' + LOAD_KINDS[-1]
+
+
 def start_load(kind):
     """the kit's load generator of that kind, started and running (its first line read); None after saying why
     it could not start"""
     gen = os.path.join(KIT, 'build', 'bin', 'loadgen')
-    if kind not in ('copy', 'compute', 'memory') or not os.access(gen, os.X_OK):
-        print("stability: LOAD must be copy, compute or memory, not '%s', with build/bin/loadgen built (make)" % kind,
+    if kind not in LOAD_KINDS or not os.access(gen, os.X_OK):
+        print("stability: LOAD must be %s, not '%s', with build/bin/loadgen built (make)" % (kinds_text(), kind),
               file=sys.stderr)
         return None
     p = subprocess.Popen([gen, '--kind', kind], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -276,8 +282,8 @@ def main():
             minutes = -1.0
         if not 0 <= minutes <= 10000:
             return refuse("--minutes (MINUTES=) takes a number of minutes from 0 to 10000, not '%s'" % text)
-    if load is not None and load not in ('copy', 'compute', 'memory'):
-        return refuse("LOAD (--load) must be copy, compute or memory, not '%s'" % load)
+    if load is not None and load not in LOAD_KINDS:
+        return refuse("LOAD (--load) must be %s, not '%s'" % (kinds_text(), load))
     unknown = [a for a in args if a.startswith('--')]
     if unknown or not 1 <= len(args) <= 2:
         return refuse(("unknown option '%s': " % unknown[0] if unknown else
