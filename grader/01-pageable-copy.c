@@ -52,7 +52,8 @@ XL_LAB("01", "pageable-copy");
 #define WARMUP_MS 0.4              /* scripted warm-ups: faster than every timed run, so a timed warm-up shows */
 #define STAT_TOL_MS 0.2            /* every wrong statistic of the scripted runs lies 0.45 ms or more away; events
                                     * time a run to within a few us (0.2 ms leaves room for a slow launch) */
-#define LEGACY_BUSY_NS 30000000ull /* the legacy stream kept busy 30 ms ahead of a copy */
+#define LEGACY_BUSY_NS 30000000ull /* the legacy stream kept busy 30 ms ahead of a small copy */
+#define BAND_BUSY_NS 2000000ull    /* and 2 ms ahead of each larger one (kept short: other tests time beside them) */
 #define STALE_BYTE 0x5A            /* what work queued ahead writes: neither the poison nor the data */
 #define LOG_MAX (1 << 14)          /* copies recorded per checked sweep */
 #define SYNC_MAX 4096              /* waits and event records recorded per checked sweep */
@@ -288,6 +289,21 @@ static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int 
     kit_expect_released(before, "lab_time_gpu");
 }
 
+/* One lab_time_gpu call for kit_expect_no_heap_leak. */
+typedef struct {
+    script sc;
+    int warmup, reps;
+} timer_args;
+
+/* timer_again - kit_expect_no_heap_leak's attempt: lab_time_gpu of a tiny operation */
+static int timer_again(void *ctx)
+{
+    timer_args *a = ctx;
+    xl_timing t;
+    a->sc.calls = 0;
+    return lab_time_gpu(scripted_work, &a->sc, a->sc.want, a->warmup, a->reps, &t);
+}
+
 XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
         "lab_time_gpu calls the work warmup + reps times for any warmup and reps, times only the reps runs and "
         "reports their median, min and max; bad arguments give -1", 10)
@@ -340,34 +356,49 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
                    w, you.median_ms, TINY_MEDIAN_MAX_MS);
     XL_CHECK(cudaStreamSynchronize(s));
     kit_expect_released(before, "lab_time_gpu (reps 1024)");
+    /* repeated, a call must not grow the host heap: memory it allocates (for the samples, say) is freed */
+    timer_args again = {{0, 0, 0.005, {0}, s, 0}, (int)kit_rand_int(0, 4), (int)kit_rand_int(4, 1024)};
+    char what[96];
+    snprintf(what, sizeof what, "lab_time_gpu(warmup %d, reps %d)", again.warmup, again.reps);
+    kit_expect_no_heap_leak(timer_again, &again, what,
+                            "free everything it allocates (an array of samples too) before it returns");
 }
 
 /* ===== Part B: copies ===== */
 
-/* check_h2d_behind_legacy - lab_copy host to device of a small random size while the legacy stream still has 30 ms
- * of work, ending in an overwrite of the destination: when lab_copy returns, that work must be done (cudaMemcpy
- * from pageable memory waits for the legacy stream before it copies; a copy left queued behind it is not done),
- * and once the GPU is idle the copy must be in place, after that work (no wait on a clock: a busy GPU can delay a
- * copy's DMA, never its order) */
-static void check_h2d_behind_legacy(void)
+/* band_size - a fresh size in binary band k (0 .. 26): 2^k plus up to a quarter more, so that every order of
+ * magnitude from 1 byte to 64 MiB is tried near its bottom (a copy that takes another path from some size on is
+ * caught at that size) */
+static size_t band_size(int k)
 {
-    size_t n = (size_t)kit_rand_int(1, 65536);
+    return ((size_t)1 << k) + (size_t)kit_rand(0, ((uint64_t)1 << k) / 4);
+}
+
+#define BANDS 27 /* band_size's bands: 1 byte to 64 MiB */
+
+/* check_h2d_behind_legacy - lab_copy host to device of n bytes while the legacy stream still has busy_ns of work,
+ * ending in an overwrite of the destination: when lab_copy returns, that work must be done (cudaMemcpy from
+ * pageable memory waits for the legacy stream before it copies; a copy left queued behind it is not done), and once
+ * the GPU is idle the copy must be in place, after that work (no wait on a clock: a busy GPU can delay a copy's DMA,
+ * never its order) */
+static void check_h2d_behind_legacy(size_t n, uint64_t busy_ns)
+{
     char what[400];
     unsigned char *src = random_host(n);
     void *dev = kit_dev_alloc(n + GUARD);
     cudaEvent_t before_call;
     XL_CHECK(cudaEventCreateWithFlags(&before_call, cudaEventDisableTiming));
-    kit_queue_busy_memset(0, LEGACY_BUSY_NS, dev, STALE_BYTE, n);
+    kit_queue_busy_memset(0, busy_ns, dev, STALE_BYTE, n);
     XL_CHECK(cudaEventRecord(before_call, 0));
     xl_expect_ok(lab_copy(dev, src, n, LAB_H2D), "lab_copy");
     cudaError_t done = cudaEventQuery(before_call);
     cr_assert(done == cudaSuccess || done == cudaErrorNotReady, "cudaEventQuery: %s", cudaGetErrorString(done));
     cr_assert(done == cudaSuccess,
-              "lab_copy(LAB_H2D) of %zu bytes returned while the 30 ms of work queued before it on the legacy stream "
+              "lab_copy(LAB_H2D) of %zu bytes returned while the %.0f ms of work queued before it on the legacy stream "
               "was still running: the copy, which must follow that work as cudaMemcpy's does, cannot have been done. "
               "lab_copy must return only when the copy is complete, so a cudaMemcpyAsync must be waited for before "
               "returning",
-              n);
+              n, busy_ns / 1e6);
     XL_CHECK(cudaDeviceSynchronize());
     snprintf(what, sizeof what,
              "lab_copy(LAB_H2D) of %zu bytes, once the work queued before it on the legacy stream had finished (that "
@@ -380,29 +411,54 @@ static void check_h2d_behind_legacy(void)
     free(src);
 }
 
-/* check_d2h_behind_legacy - lab_copy device to host of a random size from a source that work queued on the legacy
- * stream writes only after 30 ms: the copy must come after that work and be complete when lab_copy returns */
-static void check_d2h_behind_legacy(void)
+/* check_d2h_behind_legacy - lab_copy device to host of n bytes from a source that work queued on the legacy stream
+ * writes only after busy_ns: the copy must come after that work and be complete when lab_copy returns */
+static void check_d2h_behind_legacy(size_t n, uint64_t busy_ns)
 {
-    size_t n = (size_t)kit_rand_int(1, 1 << 20);
     char what[400];
     unsigned char *want = random_host(n), *dst = kit_host_alloc(n + GUARD);
     void *real = kit_dev_alloc(n), *dev = kit_dev_alloc(n);
     xl_dev_upload(real, want, n);
     xl_dev_fill(dev, STALE_BYTE, n);
-    kit_queue_busy_copy(0, LEGACY_BUSY_NS, dev, real, n); /* the source holds the data after 30 ms of GPU work */
+    kit_queue_busy_copy(0, busy_ns, dev, real, n); /* the source holds the data after busy_ns of GPU work */
     xl_expect_ok(lab_copy(dst, dev, n, LAB_D2H), "lab_copy");
     snprintf(what, sizeof what,
              "lab_copy(LAB_D2H) of %zu bytes, read right after it returned, from a source that work queued before the "
-             "call on the legacy stream fills after 30 ms (0x%02X before): lab_copy must run in order with the legacy "
+             "call on the legacy stream fills after %.0f ms (0x%02X before): lab_copy must run in order with the legacy "
              "stream, as cudaMemcpy does, and return only when dst holds the data",
-             n, STALE_BYTE);
+             n, busy_ns / 1e6, STALE_BYTE);
     kit_expect_host_bytes(dst, want, n, GUARD, what);
     XL_CHECK(cudaDeviceSynchronize());
     XL_CHECK(cudaFree(real));
     XL_CHECK(cudaFree(dev));
     free(want);
     free(dst);
+}
+
+/* One lab_copy for kit_expect_no_heap_leak: its direction and size (buffers made on the first call). */
+typedef struct {
+    lab_dir dir;
+    size_t bytes;
+    void *host, *dev;
+} copy_args;
+
+/* copy_again - kit_expect_no_heap_leak's attempt: one lab_copy of a->bytes in a->dir */
+static int copy_again(void *ctx)
+{
+    copy_args *a = ctx;
+    return a->dir == LAB_H2D ? lab_copy(a->dev, a->host, a->bytes, LAB_H2D) : lab_copy(a->host, a->dev, a->bytes, LAB_D2H);
+}
+
+/* expect_copy_no_leak - lab_copy of a->bytes in a->dir, repeated, must not grow the host heap */
+static void expect_copy_no_leak(copy_args *a)
+{
+    char what[96];
+    a->host = random_host(a->bytes);
+    a->dev = kit_dev_alloc(a->bytes);
+    snprintf(what, sizeof what, "lab_copy(%s) of %zu bytes", a->dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", a->bytes);
+    kit_expect_no_heap_leak(copy_again, a, what, "free everything it allocates (a staging buffer too) before it returns");
+    XL_CHECK(cudaFree(a->dev));
+    free(a->host);
 }
 
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
@@ -421,7 +477,11 @@ XL_TEST(copy, h2d_exact, 10, XL_GPU,
         XL_CHECK(cudaFree(dev));
         free(src);
     }
-    check_h2d_behind_legacy();
+    check_h2d_behind_legacy((size_t)kit_rand_int(1, 65536), LEGACY_BUSY_NS);
+    for (int k = 16; k < BANDS; k++) /* and every order of magnitude above, each behind 2 ms of legacy-stream work */
+        check_h2d_behind_legacy(band_size(k), BAND_BUSY_NS);
+    copy_args again = {LAB_H2D, band_size((int)kit_rand_int(0, 20)), NULL, NULL};
+    expect_copy_no_leak(&again);
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
@@ -442,7 +502,10 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
         free(want);
         free(dst);
     }
-    check_d2h_behind_legacy();
+    check_d2h_behind_legacy((size_t)kit_rand_int(1, 1 << 20), LEGACY_BUSY_NS);
+    check_d2h_behind_legacy(band_size((int)kit_rand_int(20, BANDS - 1)), BAND_BUSY_NS); /* and one up to 64 MiB */
+    copy_args again = {LAB_D2H, band_size((int)kit_rand_int(0, 20)), NULL, NULL};
+    expect_copy_no_leak(&again);
 }
 
 /* expect_copy_rc - one lab_copy call that must return want (0: 0 bytes does nothing; -1: refused, why says why) */
@@ -651,8 +714,13 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     int nrec = xl_copylog_stop();
     long left = xl_resources_now().dev_allocations - dev_before;
     cr_assert(left <= 0, "%s left %ld device buffers allocated: free (cudaFree) every buffer it allocates", call, left);
-    if (want_n < 0) {
+    if (want_n < 0) { /* refused for its arguments: before it measures or writes anything */
         cr_assert(n == -1, "%s returned %d; it must return -1: %s", call, n, why);
+        cr_assert(xl_check_poison(out, sizeof out, &bad) == 0,
+                  "%s returned -1 (%s), yet it had written into out[%zu]: check the arguments, max_points included, "
+                  "before measuring anything, and write nothing into out when refusing", call, why, bad / sizeof *out);
+        cr_assert(nrec == 0, "%s returned -1 (%s), yet it had made %d copies first: check the arguments, max_points "
+                  "included, before measuring anything", call, why, nrec);
         return;
     }
     cr_assert(n == want_n, "%s returned %d; the sizes %zu, %zu, %zu, ... up to and including the last one <= %zu "
@@ -676,6 +744,21 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     kit_expect_sources_written(recs, nrec, call);
 }
 
+/* One small lab_sweep for kit_expect_no_heap_leak. */
+typedef struct {
+    lab_dir dir;
+    size_t min, max;
+    int reps;
+} sweep_args;
+
+/* sweep_again - kit_expect_no_heap_leak's attempt: the sweep a describes (3 sizes); 0 when it measured them */
+static int sweep_again(void *ctx)
+{
+    const sweep_args *a = ctx;
+    lab_point out[4];
+    return lab_sweep(a->dir, a->min, a->max, a->reps, out, 4) == 3 ? 0 : -1;
+}
+
 /* expect_sweep_shapes - small sweeps from sizes that are not powers of two: a max that is exactly min << k (the
  * last size included) and one byte less (excluded), max_points equal to the count (fine), above it (points past
  * n must stay untouched) and one less (-1), max equal to min (one size, in one point), reps below and above the 5 of
@@ -692,6 +775,8 @@ static void expect_sweep_shapes(void)
     min = odd_size(1025, 9000);
     expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min << k, (int)kit_rand_int(1, 5), k, -1,
                  "its sizes up to and including max_bytes are one more than max_points");
+    expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min << k, (int)kit_rand_int(1, 5), 0, -1,
+                 "max_points 0 holds none of its sizes");
     min = odd_size(1025, 9000);
     expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, min, (int)kit_rand_int(1, 4), 1, 1, NULL);
     /* min_bytes at the bottom of its range, 1: sizes 1, 2, 4, ...; and up to SIZE_MAX, where the doubling overflows
@@ -706,6 +791,13 @@ static void expect_sweep_shapes(void)
     expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
     expect_sweep(LAB_D2H, min + 1, min, 3, 8, -1, "max_bytes is below min_bytes"); /* and a min of the other parity */
     expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
+    /* repeated, a sweep must not grow the host heap (its buffers and anything else it allocates are freed) */
+    sweep_args again = {kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, odd_size(1025, 9000), 0, (int)kit_rand_int(1, 3)};
+    again.max = again.min << 2;
+    char what[128];
+    snprintf(what, sizeof what, "lab_sweep(%s, min_bytes %zu, max_bytes %zu, reps %d)",
+             again.dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", again.min, again.max, again.reps);
+    kit_expect_no_heap_leak(sweep_again, &again, what, "free everything it allocates before it returns");
 }
 
 /* One direction's sweep, for the figures check, with the kit's buffers (allocated once for both directions). */
@@ -872,6 +964,24 @@ static void expect_csv(int n, int existed)
     cr_assert(nlines == 2 * n + 1, "n = %d: the CSV has more than the %d expected data rows%s", n, 2 * n, again);
 }
 
+/* csv_again - kit_expect_no_heap_leak's attempt: lab_write_csv of a few random points to a fresh temporary file,
+ * removed after */
+static int csv_again(void *ctx)
+{
+    lab_point p[3];
+    const char *tmp = getenv("TMPDIR");
+    char dir[512], path[600];
+    (void)ctx;
+    random_points(p, 3, xl_fresh_seed());
+    snprintf(dir, sizeof dir, "%s/xferlab-csv-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    cr_assert(mkdtemp(dir) != NULL, "the grader cannot create a temporary folder");
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    int rc = lab_write_csv(path, p, p, 3);
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
 XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exact row per point, for any n", 10)
 {
     lab_point p[1];
@@ -884,6 +994,26 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
     int rc = lab_write_csv("/nonexistent-xferlab/dir/sweep.csv", p, p, 1);
     kit_quiet_end(quiet);
     cr_assert(rc == -1, "lab_write_csv into a folder that does not exist must return -1");
+    /* a file that opens but whose rows cannot be written (/dev/full: every write fails, no space left): the rows
+     * are buffered, so the failure shows at the latest when fclose writes them out */
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        fclose(full);
+        lab_point h2d[17], d2h[17];
+        int n = (int)kit_rand_int(1, 17);
+        random_points(h2d, n, xl_fresh_seed());
+        random_points(d2h, n, xl_fresh_seed() + 1000);
+        quiet = kit_quiet_begin();
+        rc = lab_write_csv("/dev/full", h2d, d2h, n);
+        kit_quiet_end(quiet);
+        cr_assert(rc == -1, "lab_write_csv(\"/dev/full\", h2d, d2h, n = %d) returned %d: the file opens, but no row "
+                  "can be written there (no space left), so it must return -1. Buffered rows are written at the latest "
+                  "by fclose: check its result (and any fprintf's or fflush's)", n, rc);
+    } else {
+        xl_note("no /dev/full here: a file whose writes fail was not tried");
+    }
+    kit_expect_no_heap_leak(csv_again, NULL, "lab_write_csv",
+                            "close (fclose) every file it opens and free everything it allocates");
 }
 
 /* ===== Part D: the fit ===== */
@@ -898,6 +1028,36 @@ static int sweep_grows(const lab_point *pts, int n)
         ms[i] = pts[i].t.median_ms;
     }
     return xl_fit_latency_bw(bytes, ms, n, &l, &b) == 0 && pts[n - 1].t.median_ms >= 2 * pts[0].t.median_ms;
+}
+
+/* fit_of - the kit's fit of pts (0, or -1 when no positive slope fits); l and b may be NULL */
+static int fit_of(const lab_point *pts, int n, double *l, double *b)
+{
+    double bytes[64], ms[64], kl, kb;
+    for (int i = 0; i < n; i++) {
+        bytes[i] = (double)pts[i].bytes;
+        ms[i] = pts[i].t.median_ms;
+    }
+    int rc = xl_fit_latency_bw(bytes, ms, n, &kl, &kb);
+    if (l)
+        *l = kl;
+    if (b)
+        *b = kb;
+    return rc;
+}
+
+/* Points for fit_again. */
+typedef struct {
+    const lab_point *p;
+    int n;
+} fit_args;
+
+/* fit_again - kit_expect_no_heap_leak's attempt: lab_fit of points that fit */
+static int fit_again(void *ctx)
+{
+    const fit_args *a = ctx;
+    double l, b;
+    return lab_fit(a->p, a->n, &l, &b);
 }
 
 /* expect_fit_like_kit - fails unless lab_fit on pts agrees with the kit's fit */
@@ -939,7 +1099,7 @@ static void model_points(lab_point *p, int n, double l_us, double b_gbps, double
 
 XL_TEST(fit, synthetic, 5, XL_CPU,
         "lab_fit recovers L and B from exact and noisy synthetic sweeps of 2 or more points; -1 for fewer than two "
-        "points, a time that is not positive, or times that stay flat or fall with size", 10)
+        "points, a time that is not positive, or a fitted slope that is not positive, whatever the first and last times", 10)
 {
     lab_point p[17];
     uint64_t r[19];
@@ -1026,7 +1186,43 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
               "lab_fit must return -1 when the times fall as the size grows (%d points, %.3f ms at %zu bytes down to "
               "%.3f ms at %zu): the fitted B would not be positive",
               n, p[0].t.median_ms, p[0].bytes, p[n - 1].t.median_ms, p[n - 1].bytes);
+    /* the rule is the fitted slope's, not the data's ends: times that fall, then a last one a little above the
+     * first, fit a slope <= 0 (-1) */
+    for (int tries = 0;; tries++) {
+        cr_assert(tries < 100, "the grader could not make a sweep whose ends rise but whose fit falls");
+        n = (int)kit_rand_int(3, 17);
+        model_points(p, n - 1, l_us, b_gbps, (double)(1u << 28));
+        p[n - 1] = p[n - 2];
+        p[n - 1].bytes += (size_t)kit_rand_int(1, 1000);
+        for (int i = 0; i < n - 1; i++)
+            p[i].t.median_ms = 0.05 + 0.5 / (i + 1);
+        p[n - 1].t.median_ms = p[0].t.median_ms * (1.001 + 0.001 * (double)kit_rand_int(0, 49));
+        if (fit_of(p, n, NULL, NULL) != 0)
+            break;
+    }
+    b = NAN;
+    rc = lab_fit(p, n, &l, &b);
+    cr_assert(rc == -1,
+              "lab_fit returned %d (B = %g GB/s) for %d points whose times fall from %.3f ms at %zu bytes to %.3f ms, "
+              "then end at %.3f ms at %zu bytes: the last time is above the first, yet the weighted fit's 1/B is not "
+              "positive, so it must return -1 (judge the fitted slope, not the first and last times)",
+              rc, b, n, p[0].t.median_ms, p[0].bytes, p[n - 2].t.median_ms, p[n - 1].t.median_ms, p[n - 1].bytes);
     kit_quiet_end(quiet);
+    /* and the other way: exact data whose first (smallest) time is a slow outlier above the last still fits a
+     * positive slope: 0, with the kit's L and B */
+    for (int tries = 0;; tries++) {
+        cr_assert(tries < 100, "the grader could not make a sweep whose ends fall but whose fit rises");
+        n = (int)kit_rand_int(6, 17);
+        model_points(p, n, l_us, b_gbps, (double)(1u << 28));
+        p[0].t.median_ms = p[n - 1].t.median_ms * (1.01 + 0.01 * (double)kit_rand_int(0, 9));
+        if (fit_of(p, n, NULL, NULL) == 0)
+            break;
+    }
+    snprintf(what, sizeof what, "%d points whose first time (%.3f ms) is above the last (%.3f ms)", n,
+             p[0].t.median_ms, p[n - 1].t.median_ms);
+    expect_fit_like_kit(p, n, what);
+    fit_args again = {p, n};
+    kit_expect_no_heap_leak(fit_again, &again, "lab_fit", "free everything it allocates before it returns");
 }
 
 XL_TEST(fit, measured_sweep, 5, XL_GPU, "lab_fit on this run's measured sweep agrees with the kit's fit", 20)

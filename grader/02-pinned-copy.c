@@ -40,6 +40,7 @@ XL_LAB("02", "pinned-copy");
 #define MID (64u << 20)
 #define LOOP_N 16                 /* the pool test: 16 transfers of 64 MiB */
 #define PAGE 4096
+#define HUGE_PIN ((size_t)4 << 30) /* alloc.failure_is_clean pins a little more than this */
 /* Thresholds, each measured against the kit in the same run. Margins seen for the reference in 3 gradings on an
  * H200 (2026-11-22): pinned copies and the round trip 100% of the kit's, spread under 0.5%; the pool 23.8x to
  * 29.3x the allocate-per-transfer loop; pinned 3.6x to 8.5x pageable (D2H is the closer direction). The H100 gave
@@ -103,6 +104,49 @@ static int within(const void *p, size_t n, const void *base, size_t len)
     return a >= b && a + n <= b + len;
 }
 
+/* The streams a caller may pass besides one of its own: the legacy stream by both of its names, and the per-thread
+ * default stream. */
+static cudaStream_t const default_streams[3] = {0, cudaStreamLegacy, cudaStreamPerThread};
+#define N_DEFAULT 3
+
+/* stream_label - how a message names the stream s */
+static const char *stream_label(cudaStream_t s)
+{
+    return s == 0                     ? "stream 0"
+           : s == cudaStreamLegacy    ? "cudaStreamLegacy"
+           : s == cudaStreamPerThread ? "cudaStreamPerThread"
+                                      : "a stream of the grader's";
+}
+
+/* What stderr got between kit_capture_begin and hear_end: a refusal's line, to be counted once the call is checked. */
+static struct {
+    int saved; /* kit_capture_begin's answer: -1 when stderr could not be captured (nothing is then checked) */
+    int lines;
+    char text[512];
+} heard;
+
+/* hear_end - stderr back, what the call printed kept in heard (saved: kit_capture_begin's answer) */
+static void hear_end(int saved)
+{
+    heard.saved = saved;
+    heard.lines = kit_capture_end(saved, heard.text, sizeof heard.text);
+    size_t len = strlen(heard.text);
+    while (len > 0 && heard.text[len - 1] == '\n')
+        heard.text[--len] = '\0';
+    for (size_t i = 0; i < len; i++) /* the lines on one, for the message */
+        heard.text[i] = heard.text[i] == '\n' ? '|' : heard.text[i];
+}
+
+/* expect_said - fails unless the call heard last printed exactly one line on stderr (at least one when only_one is 0:
+ * a failure met inside another of the lab's functions, which may have said it already); call names it */
+static void expect_said(int only_one, const char *call)
+{
+    cr_assert(heard.saved < 0 || (only_one ? heard.lines == 1 : heard.lines >= 1),
+              "%s printed %d lines on stderr%s%s%s: lab.h asks for one line that says what was wrong "
+              "(fprintf(stderr, ...))",
+              call, heard.lines, heard.lines ? " (\"" : "", heard.text, heard.lines ? "\")" : "");
+}
+
 /* ===== Part A: pinned buffers ===== */
 
 XL_TEST(alloc, pinned, 5, XL_GPU,
@@ -130,25 +174,61 @@ XL_TEST(alloc, pinned, 5, XL_GPU,
     lab_pinned_free(p);
     snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", n);
     kit_expect_released(before, what);
-    cr_assert(lab_pinned_alloc(0) == NULL, "lab_pinned_alloc(0) must return NULL");
+    int saved = kit_capture_begin();
+    void *none = lab_pinned_alloc(0);
+    hear_end(saved);
+    cr_assert(none == NULL, "lab_pinned_alloc(0) must return NULL");
+    expect_said(1, "lab_pinned_alloc(0)");
     cr_assert(cudaGetLastError() == cudaSuccess, "lab_pinned_alloc(0) left a CUDA error pending");
     XL_CHECK(cudaFree(dev));
     free(want);
 }
 
 XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
-        "lab_pinned_alloc of 1 PiB returns NULL and leaves no CUDA error pending", 20)
+        "lab_pinned_alloc fails only where it must: 1 PiB returns NULL with one line and no CUDA error pending; more "
+        "than 4 GiB, which the machine can pin, gives a buffer", 40)
 {
+    int saved = kit_capture_begin();
     void *p = lab_pinned_alloc((size_t)1 << 50);
+    hear_end(saved);
     cr_assert(p == NULL, "lab_pinned_alloc(1 PiB) did not return NULL");
     cudaError_t err = cudaGetLastError();
     cr_assert(err == cudaSuccess,
               "after the failed allocation a CUDA error was still pending (%s): read it with cudaGetLastError() "
               "so that the next check does not blame other code",
               cudaGetErrorString(err));
+    expect_said(1, "lab_pinned_alloc(1 PiB), which cannot be pinned,");
     void *q = lab_pinned_alloc(4096);
     cr_assert(q != NULL, "after a failed allocation, lab_pinned_alloc(4096) must work again");
     lab_pinned_free(q);
+
+    /* past 4 GiB: no limit of the student's own (1 GiB, 2^31, 2^32) may refuse what the machine can pin */
+    size_t huge = HUGE_PIN + (size_t)kit_rand_int(1, 64 << 20);
+    char what[96];
+    kit_held before = kit_held_now();
+    unsigned char *h = lab_pinned_alloc(huge);
+    if (!h) {
+        void *k = NULL;
+        cudaError_t e = cudaMallocHost(&k, huge);
+        cudaGetLastError(); /* the grader's try, which may fail as the student's did */
+        if (e == cudaSuccess)
+            XL_CHECK(cudaFreeHost(k));
+        cr_assert(e != cudaSuccess,
+                  "lab_pinned_alloc(%zu), 4 GiB + %zu bytes, returned NULL, but cudaMallocHost of as much works on "
+                  "this machine: lab.h's NULL is only for 0 bytes or memory that cannot be pinned, with no limit of "
+                  "your own",
+                  huge, huge - HUGE_PIN);
+        xl_note("this machine could not pin %zu bytes (%s): lab_pinned_alloc's NULL was right", huge,
+                cudaGetErrorString(e));
+        return;
+    }
+    cr_assert(kit_is_pinned(h) && kit_is_pinned(h + huge - 1),
+              "lab_pinned_alloc(%zu), 4 GiB + %zu bytes, returned memory that is not page-locked over all of it", huge,
+              huge - HUGE_PIN);
+    h[0] = 1, h[huge - 1] = 2; /* both ends writable */
+    lab_pinned_free(h);
+    snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", huge);
+    kit_expect_released(before, what);
 }
 
 /* ===== Part B: copies ===== */
@@ -158,7 +238,7 @@ XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
  * on s that is waited for gives the data, and only if s is idle when it returns */
 static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
 {
-    char what[96];
+    char what[128];
     unsigned char *host = kit_pinned_alloc(n + GUARD), *want = random_host(n);
     void *dev = kit_dev_alloc(n + GUARD), *real = NULL;
     if (dir == LAB_H2D) {
@@ -172,7 +252,8 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
         XL_CHECK(cudaDeviceSynchronize()); /* the setup done, on every stream, before anything is queued on s */
         kit_queue_busy_copy(s, DELAY_NS, dev, real, n); /* the source holds the data only after the work on s */
     }
-    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n);
+    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes on %s", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n,
+             stream_label(s));
     xl_expect_ok(lab_pinned_copy(dir == LAB_H2D ? dev : (void *)host, dir == LAB_H2D ? (void *)host : dev, n, dir, s),
                  "lab_pinned_copy");
     expect_stream_done(s, what);
@@ -189,14 +270,30 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
 }
 
 /* check_sizes - check_copy in direction dir of every awkward size and one random size up to 3 MiB, on one stream
- * of the kit's; returns that stream */
+ * of the kit's, then of a random size up to 3 MiB on each default stream; returns the kit's stream */
 static cudaStream_t check_sizes(lab_dir dir)
 {
     cudaStream_t s = kit_stream();
     for (size_t i = 0; i < kit_n_awkward; i++)
         check_copy(kit_awkward_sizes[i], dir, s);
     check_copy((size_t)kit_rand_int(1, 3 << 20), dir, s);
+    for (int d = 0; d < N_DEFAULT; d++)
+        check_copy((size_t)kit_rand_int(1, 3 << 20), dir, default_streams[d]);
     return s;
+}
+
+/* expect_refused_copy - lab_pinned_copy(dst, src, 16, dir, s) returns -1 with one line on stderr; args names the
+ * arguments, why the rule */
+static void expect_refused_copy(void *dst, const void *src, lab_dir dir, cudaStream_t s, const char *args,
+                                const char *why)
+{
+    char call[128];
+    snprintf(call, sizeof call, "lab_pinned_copy(%s)", args);
+    int saved = kit_capture_begin();
+    int rc = lab_pinned_copy(dst, src, 16, dir, s);
+    hear_end(saved);
+    cr_assert(rc == -1, "%s returned %d: %s", call, rc, why);
+    expect_said(1, call);
 }
 
 /* expect_null_copies - lab_pinned_copy in direction dir with dst, src or both NULL (the others real buffers of 16
@@ -206,32 +303,33 @@ static void expect_null_copies(void *dst, const void *src, lab_dir dir, cudaStre
     static const char *const side[2][2] = {{"the device side", "the host side"}, {"the host side", "the device side"}};
     const char *name = dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H";
     int d = dir == LAB_H2D ? 0 : 1;
-    int rc = lab_pinned_copy(NULL, src, 16, dir, s);
-    cr_assert(rc == -1, "lab_pinned_copy(NULL dst, src, 16, %s) returned %d: dst is %s here, and a NULL buffer on "
-              "either side must return -1", name, rc, side[d][0]);
-    rc = lab_pinned_copy(dst, NULL, 16, dir, s);
-    cr_assert(rc == -1, "lab_pinned_copy(dst, NULL src, 16, %s) returned %d: src is %s here, and a NULL buffer on "
-              "either side must return -1", name, rc, side[d][1]);
-    rc = lab_pinned_copy(NULL, NULL, 16, dir, s);
-    cr_assert(rc == -1, "lab_pinned_copy(NULL, NULL, 16, %s) returned %d: NULL buffers must return -1", name, rc);
+    char args[64], why[128];
+    snprintf(args, sizeof args, "NULL dst, src, 16, %s", name);
+    snprintf(why, sizeof why, "dst is %s here, and a NULL buffer on either side must return -1", side[d][0]);
+    expect_refused_copy(NULL, src, dir, s, args, why);
+    snprintf(args, sizeof args, "dst, NULL src, 16, %s", name);
+    snprintf(why, sizeof why, "src is %s here, and a NULL buffer on either side must return -1", side[d][1]);
+    expect_refused_copy(dst, NULL, dir, s, args, why);
+    snprintf(args, sizeof args, "NULL, NULL, 16, %s", name);
+    expect_refused_copy(NULL, NULL, dir, s, args, "NULL buffers must return -1");
 }
 
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
-        "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
-        "complete when it returns", 15)
+        "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream (0, "
+        "cudaStreamLegacy and cudaStreamPerThread too), and complete when it returns; refusals say one line", 15)
 {
     cudaStream_t s = check_sizes(LAB_H2D);
     unsigned char *h = kit_pinned_alloc(16);
     void *dev = kit_dev_alloc(16);
     expect_null_copies(dev, h, LAB_H2D, s);
-    cr_assert(lab_pinned_copy(dev, h, 16, (lab_dir)7, s) == -1, "lab_pinned_copy with direction 7 must return -1");
+    expect_refused_copy(dev, h, (lab_dir)7, s, "dev, h, 16, direction 7", "a bad direction must return -1");
     XL_CHECK(cudaFree(dev));
     XL_CHECK(cudaFreeHost(h));
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
-        "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream, and "
-        "complete when it returns", 15)
+        "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream (0, "
+        "cudaStreamLegacy and cudaStreamPerThread too), and complete when it returns; refusals say one line", 15)
 {
     cudaStream_t s = check_sizes(LAB_D2H);
     unsigned char *h = kit_pinned_alloc(16);
@@ -256,6 +354,9 @@ typedef struct {
     unsigned char **pool_bufs;  /* WATCH_POOLED: every buffer of the pool, pool_bytes each */
     int pool_count;
     size_t pool_bytes;
+    unsigned char **held;       /* WATCH_POOLED: the pool's buffers the caller holds (taken, not given back) */
+    int n_held;
+    int produced;               /* calls of produce so far */
     const void *buf[WATCH_MAX]; /* the buffer each batch was produced into */
     char wrong[320];            /* the first thing seen wrong, "" for none */
 } produce_ctx;
@@ -284,24 +385,58 @@ static void narrow_call(void *ctx)
     xl_expect_ok(rc, narrow_name[c->which]);
 }
 
+/* ms_beside_own - how long call(ctx) takes while an unrelated busy_ns kernel runs on the non-blocking stream other,
+ * which no default stream waits for (kit_ms_beside_busy's kernel is on the legacy stream, which a call on stream 0
+ * must wait for); the kernel is then ended early through the pinned word release and the device waited for */
+static double ms_beside_own(void (*call)(void *ctx), void *ctx, cudaStream_t other, volatile unsigned *release,
+                            uint64_t busy_ns)
+{
+    *release = 0;
+    xl_delay_released(other, busy_ns, release);
+    double t0 = xl_now_ms();
+    call(ctx);
+    double ms = xl_now_ms() - t0;
+    *release = 1;
+    XL_CHECK(cudaDeviceSynchronize());
+    return ms;
+}
+
 XL_TEST(copy, narrow_wait, 5, XL_TIMED,
-        "lab_pinned_copy, lab_loop_pooled and lab_round_trip wait for their own stream, not for the whole device", 15)
+        "lab_pinned_copy, lab_loop_pooled and lab_round_trip wait for their own stream, not for the whole device: "
+        "on a stream of the caller's beside a kernel on the legacy stream, and on 0, cudaStreamLegacy and "
+        "cudaStreamPerThread beside a kernel on a non-blocking stream", 15)
 {
     narrow_ctx c = {kit_pinned_alloc(1 << 20), kit_pinned_alloc(1 << 20), kit_dev_alloc(1 << 20),
                     lab_pool_create(1 << 18, 2), kit_stream(), 0};
+    cudaStream_t own = c.s, other = kit_stream();
+    unsigned *release = NULL;
+    double worst = 0;
+    XL_CHECK(cudaHostAlloc((void **)&release, sizeof *release, cudaHostAllocMapped)); /* ends the kernel early */
     cr_assert(c.pool != NULL, "lab_pool_create(%d, 2) returned NULL", 1 << 18);
-    for (c.which = 0; c.which < 3; c.which++) {
-        narrow_call(&c); /* warm-up */
-        double ms = kit_ms_beside_busy(narrow_call, &c, BUSY_NS);
-        xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "a 1 MiB call's time beside another stream's kernel (ms)",
-                       "%s of 1 MiB took %.0f ms while another stream ran a %d ms kernel (need under %.0f ms): it "
-                       "waited for the whole device (cudaDeviceSynchronize, or a copy or wait on the legacy stream "
-                       "0); wait for its stream only (cudaStreamSynchronize(stream))",
-                       narrow_name[c.which], ms, (int)(BUSY_NS / 1000000), NARROW_MS);
-        xl_note("%s of 1 MiB took %.2f ms beside a %d ms kernel on another stream", narrow_name[c.which], ms,
-                (int)(BUSY_NS / 1000000));
+    for (int d = -1; d < N_DEFAULT; d++) {
+        c.s = d < 0 ? own : default_streams[d];
+        for (c.which = 0; c.which < 3; c.which++) {
+            narrow_call(&c); /* warm-up */
+            double ms = d < 0 ? kit_ms_beside_busy(narrow_call, &c, BUSY_NS)
+                              : ms_beside_own(narrow_call, &c, other, release, BUSY_NS);
+            xl_timed_check(ms, XL_AT_MOST(NARROW_MS), "a 1 MiB call's time beside another stream's kernel (ms)",
+                           "%s of 1 MiB on %s took %.0f ms while %s ran a %d ms kernel (need under %.0f ms): it "
+                           "waited for the whole device (cudaDeviceSynchronize%s); wait for the stream it was given "
+                           "only (cudaStreamSynchronize(stream)), whichever stream that is",
+                           narrow_name[c.which], stream_label(c.s), ms,
+                           d < 0 ? "the legacy stream 0" : "a non-blocking stream of the grader's",
+                           (int)(BUSY_NS / 1000000), NARROW_MS,
+                           d < 0 ? ", or a copy or wait on the legacy stream 0" : "");
+            if (d < 0)
+                xl_note("%s of 1 MiB took %.2f ms beside a %d ms kernel on another stream", narrow_name[c.which], ms,
+                        (int)(BUSY_NS / 1000000));
+            worst = d < 0 ? worst : fmax(worst, ms);
+        }
     }
+    xl_note("on 0, cudaStreamLegacy and cudaStreamPerThread, the slowest of those calls took %.2f ms beside a %d ms "
+            "kernel on a non-blocking stream", worst, (int)(BUSY_NS / 1000000));
     lab_pool_destroy(c.pool);
+    XL_CHECK(cudaFreeHost(release));
 }
 
 /* What the speed tests copy, and with whose code. */
@@ -542,18 +677,98 @@ static void expect_pool(size_t bytes, int count)
     free(order);
 }
 
+/* expect_no_pool - lab_pool_create(bytes, count) returns NULL with one line on stderr */
+static void expect_no_pool(size_t bytes, int count, const char *why)
+{
+    char call[64];
+    snprintf(call, sizeof call, "lab_pool_create(%zu, %d)", bytes, count);
+    int saved = kit_capture_begin();
+    lab_pool *p = lab_pool_create(bytes, count);
+    hear_end(saved);
+    if (p)
+        lab_pool_destroy(p);
+    cr_assert(p == NULL, "%s must return NULL: %s", call, why);
+    expect_said(1, call);
+}
+
+/* expect_two_pools - two pools alive at once, used in turn: each hands out count buffers of its own (none of the
+ * other's), then NULL; one of them (either) destroyed, its buffers still taken, while the other keeps its buffers,
+ * what they hold and what was given back */
+static void expect_two_pools(void)
+{
+    enum { MAXC = 5 };
+    char what[224];
+    size_t bytes[2] = {(size_t)kit_rand_int(1, 1 << 16), (size_t)kit_rand_int(1, 1 << 16)};
+    int count[2] = {(int)kit_rand_int(2, MAXC), (int)kit_rand_int(2, MAXC)}, got[2] = {0, 0};
+    int gone = (int)kit_rand_int(0, 1), kept = !gone; /* the pool destroyed first */
+    unsigned char *b[2][MAXC];
+    snprintf(what, sizeof what, "lab_pool_create(%zu, %d) and lab_pool_create(%zu, %d), both alive", bytes[0],
+             count[0], bytes[1], count[1]);
+    kit_held before = kit_held_now();
+    lab_pool *p[2] = {lab_pool_create(bytes[0], count[0]), lab_pool_create(bytes[1], count[1])};
+    cr_assert(p[0] != NULL && p[1] != NULL, "%s: a create returned NULL", what);
+    for (int k = 0; got[0] < count[0] || got[1] < count[1]; k++) { /* from each pool in turn */
+        int w = got[k % 2] < count[k % 2] ? k % 2 : !(k % 2);
+        unsigned char *x = lab_pool_get(p[w]);
+        cr_assert(x != NULL,
+                  "%s, taking from each in turn: lab_pool_get number %d of pool %d returned NULL (each pool has "
+                  "buffers of its own, none shared with the other)",
+                  what, got[w] + 1, w + 1);
+        for (int v = 0; v < 2; v++)
+            for (int i = 0; i < got[v]; i++)
+                cr_assert(x != b[v][i],
+                          "%s, taking from each in turn: lab_pool_get of pool %d handed out buffer %d of pool %d "
+                          "again: each pool has buffers of its own",
+                          what, w + 1, i + 1, v + 1);
+        memset(x, 16 * w + got[w] + 1, bytes[w]);
+        b[w][got[w]++] = x;
+    }
+    for (int w = 0; w < 2; w++)
+        cr_assert(lab_pool_get(p[w]) == NULL, "%s: all %d buffers of pool %d are taken, so its lab_pool_get must "
+                  "return NULL", what, count[w], w + 1);
+    lab_pool_put(p[kept], b[kept][0]);
+    lab_pool_put(p[gone], b[gone][0]);
+    lab_pool_destroy(p[gone]); /* with buffers still taken */
+    snprintf(what, sizeof what,
+             "lab_pool_create(%zu, %d) and lab_pool_create(%zu, %d), both alive, then pool %d destroyed", bytes[0],
+             count[0], bytes[1], count[1], gone + 1);
+    for (int i = 0; i < count[kept]; i++) {
+        unsigned char *x = b[kept][i], tag = (unsigned char)(16 * kept + i + 1);
+        cr_assert(kit_is_pinned(x) && kit_is_pinned(x + bytes[kept] - 1),
+                  "%s: buffer %d of pool %d is no longer pinned memory: destroy frees its own pool's buffers only",
+                  what, i + 1, kept + 1);
+        cr_assert(x[0] == tag && x[bytes[kept] - 1] == tag,
+                  "%s: buffer %d of pool %d no longer holds what was written into it", what, i + 1, kept + 1);
+    }
+    unsigned char *again = lab_pool_get(p[kept]);
+    cr_assert(again == b[kept][0],
+              "%s: lab_pool_get of pool %d returned %s, not the one buffer given back to it", what, kept + 1,
+              again ? "another buffer" : "NULL");
+    cr_assert(lab_pool_get(p[kept]) == NULL, "%s: every buffer of pool %d is taken again, so its lab_pool_get must "
+              "return NULL", what, kept + 1);
+    lab_pool_destroy(p[kept]);
+    strncat(what, ", then the other", sizeof what - strlen(what) - 1);
+    kit_expect_released(before, what);
+}
+
 XL_TEST(pool, buffers, 10, XL_GPU,
         "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count (up to 300 here) and "
-        "bytes, reuses what is put back, and never allocates", 15)
+        "bytes, reuses what is put back, and never allocates; two pools alive at once each keep their own buffers; "
+        "a refused create says one line", 15)
 {
     kit_held before = kit_held_now();
-    cr_assert(lab_pool_create(4096, 0) == NULL, "lab_pool_create with count 0 must return NULL");
-    cr_assert(lab_pool_create(0, 2) == NULL, "lab_pool_create with bytes 0 must return NULL");
-    kit_expect_released(before, "lab_pool_create(4096, 0) and lab_pool_create(0, 2), which return NULL");
+    expect_no_pool(4096, 0, "count must be at least 1");
+    int neg = -(int)kit_rand_int(1, 1 << 20);
+    expect_no_pool(4096, neg, "count must be at least 1");
+    expect_no_pool(0, 2, "bytes must be at least 1");
+    char what[128];
+    snprintf(what, sizeof what, "lab_pool_create(4096, 0), (4096, %d) and (0, 2), which return NULL", neg);
+    kit_expect_released(before, what);
     expect_pool((size_t)kit_rand_int(1, 1 << 20), (int)kit_rand_int(2, 6));
     expect_pool((size_t)kit_rand_int(1, 1 << 20), 1);
     expect_pool((size_t)kit_rand_int(1, 5000), (int)kit_rand_int(17, 40));
     expect_pool((size_t)kit_rand_int(1, 64), (int)kit_rand_int(257, 300)); /* more than a fixed table would hold */
+    expect_two_pools();
     lab_pool_destroy(NULL);
 }
 
@@ -579,6 +794,10 @@ static int in_pool(const produce_ctx *p, const void *buf, size_t bytes)
 static int watch_batch(produce_ctx *p, void *buf, size_t bytes, int i)
 {
     long held = pinned_held() - p->pinned_before;
+    int taken = -1; /* the caller's held buffer that buf lies in, if any */
+    for (int j = 0; p->watch == WATCH_POOLED && buf && j < p->n_held; j++)
+        taken = within(buf, bytes, p->held[j], p->pool_bytes) ? j : taken;
+    p->produced++;
     if (i >= 0 && i < WATCH_MAX)
         p->buf[i] = buf;
     if (p->wrong[0])
@@ -602,6 +821,11 @@ static int watch_batch(produce_ctx *p, void *buf, size_t bytes, int i)
                  "batch %d was produced into memory that is not one of the pool's %d buffers: the pooled loop takes "
                  "its buffers from the pool (lab_pool_get)",
                  i, p->pool_count);
+    else if (taken >= 0)
+        snprintf(p->wrong, sizeof p->wrong,
+                 "batch %d was produced into a buffer the caller had taken from the pool (lab_pool_get) and not given "
+                 "back: the loop takes free buffers with lab_pool_get",
+                 i);
     else if (p->watch == WATCH_POOLED && held != 0)
         snprintf(p->wrong, sizeof p->wrong,
                  "while batch %d was produced, the loop held %ld pinned buffers of its own: the pooled loop allocates "
@@ -712,7 +936,7 @@ static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
     char call[96];
     produce_ctx pc = {.seed = xl_fresh_seed(), .watch = WATCH_NAIVE};
     void *dev = kit_dev_alloc(n * bytes + GUARD);
-    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d)", bytes, n);
+    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d, %s)", bytes, n, stream_label(s));
     kit_held before = kit_held_now();
     XL_CHECK(cudaDeviceSynchronize());
     if (behind)
@@ -729,7 +953,7 @@ static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
 }
 
 /* expect_naive_pins - lab_loop_naive of n (>= 2) batches asks for n pinned allocations, one a batch: the grader makes
- * the n-th fail, which a loop that pins fewer never reaches; the loop holds nothing when it returns */
+ * the n-th fail, which a loop that pins fewer never reaches; the loop then returns -1, says so, and holds nothing */
 static void expect_naive_pins(cudaStream_t s, size_t bytes, int n)
 {
     char call[160];
@@ -738,16 +962,23 @@ static void expect_naive_pins(cudaStream_t s, size_t bytes, int n)
     snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d) with its pinned allocation number %d failing", bytes,
              n, n);
     kit_held before = kit_held_now();
+    int saved = kit_capture_begin();
     xl_fail_create_after(n - 1);
     int rc = lab_loop_naive(dev, bytes, n, produce, &pc, s);
     int fired = xl_fault_fired();
     xl_fail_create_after(-1);
+    hear_end(saved);
     cudaGetLastError(); /* the failure the grader caused, whoever left it */
     cr_assert(fired,
               "lab_loop_naive(bytes %zu, n %d) returned %d without asking for a pinned allocation number %d: lab.h's "
               "naive loop allocates a pinned buffer for every batch (lab_pinned_alloc) and frees it after the batch's "
               "copy, n allocations for n batches, not one buffer pinned once and reused",
               bytes, n, rc, n);
+    cr_assert(rc == -1,
+              "%s returned %d: a batch that cannot be pinned never reaches the device, so the loop must return -1 "
+              "(0 tells the caller that all %d batches arrived)",
+              call, rc, n);
+    expect_said(0, call);
     XL_CHECK(cudaStreamSynchronize(s));
     kit_expect_released(before, call);
     XL_CHECK(cudaFree(dev));
@@ -760,8 +991,9 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, const cha
     for (int i = 0; i < count; i++) {
         b[i] = lab_pool_get(pool);
         cr_assert(b[i] != NULL,
-                  "after %s, lab_pool_get gave %d of the pool's %d buffers and then NULL: every buffer not taken "
-                  "must be free again (a loop gives back every buffer it takes with lab_pool_put)",
+                  "after %s, lab_pool_get gave %d of the %d buffers that must be free and then NULL: every buffer "
+                  "the caller has not taken must be free again (a loop gives back every buffer it takes with "
+                  "lab_pool_put)",
                   call, i, count);
     }
     for (int i = 0; i < count; i++)
@@ -769,39 +1001,72 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, const cha
 }
 
 /* expect_pooled - lab_loop_pooled of n batches of bytes through a pool of count buffers somewhat longer than bytes,
- * on s (behind: as in expect_naive): every batch produced into a buffer of the pool and copied from it, nothing
- * pinned by the loop, every batch in place, every copy on s, every buffer back in the pool */
-static void expect_pooled(cudaStream_t s, size_t bytes, int count, int n, int behind)
+ * taken of them held by the caller throughout, on s (behind: as in expect_naive). With a buffer free (taken < count):
+ * every batch produced into a free buffer of the pool and copied from it, nothing pinned by the loop, every batch in
+ * place, every copy on s, every buffer it took back in the pool. With none free: -1 and one line, having produced,
+ * copied and pinned nothing. The caller's buffers keep what it wrote into them. */
+static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, int n, int behind)
 {
     static xl_copy_rec recs[LOG_MAX];
-    char call[128];
+    char call[224];
     size_t pool_bytes = bytes + (size_t)kit_rand_int(0, 4096); /* its buffers are at least bytes long */
-    unsigned char **bufs = malloc((size_t)count * sizeof *bufs);
-    cr_assert(bufs != NULL, "the grader could not allocate %d pointers", count);
-    snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, bytes %zu, n %d)", count,
-             pool_bytes, bytes, n);
+    unsigned char **bufs = malloc((size_t)count * sizeof *bufs), **held = malloc((size_t)count * sizeof *held);
+    cr_assert(bufs != NULL && held != NULL, "the grader could not allocate %d pointers", count);
+    int m = snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, bytes %zu, n %d, %s)",
+                     count, pool_bytes, bytes, n, stream_label(s));
+    if (taken > 0)
+        snprintf(call + m, sizeof call - m, " with %d of the buffers taken by the caller%s", taken,
+                 taken == count ? " (none free)" : "");
     lab_pool *pool = lab_pool_create(pool_bytes, count);
     cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", pool_bytes, count);
     pool_buffers(pool, count, bufs, "lab_pool_create");
+    for (int j = 0; j < taken; j++) {
+        held[j] = lab_pool_get(pool);
+        cr_assert(held[j] != NULL, "lab_pool_create(%zu, %d): lab_pool_get number %d returned NULL", pool_bytes,
+                  count, j + 1);
+        memset(held[j], 0xC0 + j, pool_bytes);
+    }
     produce_ctx pc = {.seed = xl_fresh_seed(), .watch = WATCH_POOLED, .pool_bufs = bufs, .pool_count = count,
-                      .pool_bytes = pool_bytes};
+                      .pool_bytes = pool_bytes, .held = held, .n_held = taken};
     void *dev = kit_dev_alloc(n * bytes + GUARD);
     XL_CHECK(cudaDeviceSynchronize());
     if (behind)
         kit_queue_busy_memset(s, DELAY_NS, dev, STALE_BYTE, n * bytes);
     kit_held before = kit_held_now();
     pc.pinned_before = pinned_held();
+    int saved = taken == count ? kit_capture_begin() : -1;
     xl_copylog_start(recs, LOG_MAX);
     int rc = lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s);
     int nrec = xl_copylog_stop();
-    xl_expect_ok(rc, "lab_loop_pooled");
-    kit_expect_released(before, call);
-    expect_watched(&pc, recs, nrec, bytes, n, call);
-    expect_loop_done(s, dev, bytes, n, &pc, recs, nrec, behind, call);
-    pool_buffers(pool, count, bufs, call);
+    if (taken == count) {
+        hear_end(saved);
+        cudaError_t err = cudaGetLastError();
+        XL_CHECK(cudaDeviceSynchronize());
+        cr_assert(rc == -1,
+                  "%s returned %d: with no buffer free it must return -1 (lab.h: it never allocates one of its own)",
+                  call, rc);
+        cr_assert(pc.produced == 0 && nrec == 0,
+                  "%s returned -1 after %d calls of produce and %d copies: with no buffer free it does nothing", call,
+                  pc.produced, nrec);
+        cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s)", call, cudaGetErrorString(err));
+        expect_said(1, call);
+        kit_expect_released(before, call);
+    } else {
+        xl_expect_ok(rc, "lab_loop_pooled");
+        kit_expect_released(before, call);
+        expect_watched(&pc, recs, nrec, bytes, n, call);
+        expect_loop_done(s, dev, bytes, n, &pc, recs, nrec, behind, call);
+    }
+    for (int j = 0; j < taken; j++)
+        cr_assert(held[j][0] == 0xC0 + j && held[j][pool_bytes - 1] == 0xC0 + j,
+                  "%s: a buffer the caller held no longer holds what the caller wrote into it", call);
+    pool_buffers(pool, count - taken, bufs, call);
+    for (int j = 0; j < taken; j++)
+        lab_pool_put(pool, held[j]);
     lab_pool_destroy(pool);
     XL_CHECK(cudaFree(dev));
     free(bufs);
+    free(held);
 }
 
 /* expect_pooled_far - lab_loop_pooled of batches of about 16 MiB into a device buffer of more than 2 GiB, the last
@@ -833,9 +1098,11 @@ static void expect_pooled_far(cudaStream_t s)
 }
 
 XL_TEST(pool, loops_exact, 5, XL_GPU,
-        "lab_loop_naive (a pinned buffer allocated and freed for each batch) and lab_loop_pooled (the pool's buffers, "
-        "nothing allocated) put every batch, byte-exact, in its place, on the caller's stream, for any count and size, "
-        "past 2 GiB of dev too; then the naive loop holds nothing and the pool has every buffer back", 20)
+        "lab_loop_naive (a pinned buffer allocated and freed for each batch) and lab_loop_pooled (the pool's free "
+        "buffers, nothing allocated) put every batch, byte-exact, in its place, on the caller's stream (0, "
+        "cudaStreamLegacy and cudaStreamPerThread too), for any count and size, past 2 GiB of dev too; then the naive "
+        "loop holds nothing and the pool has every buffer back; a failed allocation (naive) or no free buffer "
+        "(pooled) returns -1 with one line", 20)
 {
     cudaStream_t s = kit_stream();
     size_t bytes = (size_t)kit_rand_int(20000, 300000) | 1; /* odd */
@@ -844,10 +1111,17 @@ XL_TEST(pool, loops_exact, 5, XL_GPU,
     expect_naive(s, bytes, 1, 0);
     expect_naive(s, bytes, 0, 0);
     expect_naive_pins(s, bytes, (int)kit_rand_int(2, 4));
-    expect_pooled(s, bytes, few, few + (int)kit_rand_int(1, 3), 1); /* more batches than buffers */
-    expect_pooled(s, bytes, many, (int)kit_rand_int(1, many - 1), 1); /* fewer */
-    expect_pooled(s, bytes, few, few, 0);                              /* as many */
-    expect_pooled(s, bytes, few, 0, 0);
+    expect_pooled(s, bytes, few, 0, few + (int)kit_rand_int(1, 3), 1); /* more batches than buffers */
+    expect_pooled(s, bytes, many, 0, (int)kit_rand_int(1, many - 1), 1); /* fewer */
+    expect_pooled(s, bytes, few, 0, few, 0);                              /* as many */
+    expect_pooled(s, bytes, few, 0, 0, 0);
+    int taken = (int)kit_rand_int(1, many - 1); /* the caller holds some: more batches than free buffers */
+    expect_pooled(s, bytes, many, taken, many - taken + (int)kit_rand_int(1, 3), 1);
+    expect_pooled(s, bytes, few, few, (int)kit_rand_int(1, 3), 0); /* none free: -1 */
+    for (int d = 0; d < N_DEFAULT; d++) {
+        expect_naive(default_streams[d], bytes, (int)kit_rand_int(1, 3), 1);
+        expect_pooled(default_streams[d], bytes, few, 0, few + (int)kit_rand_int(0, 2), 1);
+    }
     expect_pooled_far(s);
 }
 
@@ -935,14 +1209,15 @@ static void expect_trip_copies(const xl_copy_rec *recs, int nrec, const void *ou
 }
 
 XL_TEST(roundtrip, exact, 5, XL_GPU,
-        "lab_round_trip brings every byte back through dev straight into host_out, on the caller's stream, complete "
-        "when it returns", 15)
+        "lab_round_trip brings every byte back through dev straight into host_out, on the caller's stream (0, "
+        "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns", 15)
 {
     static xl_copy_rec recs[LOG_MAX];
-    cudaStream_t s = kit_stream();
-    for (size_t i = 0; i <= kit_n_awkward; i++) {
+    cudaStream_t own = kit_stream();
+    for (size_t i = 0; i <= kit_n_awkward + N_DEFAULT; i++) { /* the awkward sizes, then random ones on each stream */
         size_t n = i < kit_n_awkward ? kit_awkward_sizes[i] : (size_t)kit_rand_int(1, 3 << 20);
-        char what[96];
+        cudaStream_t s = i <= kit_n_awkward ? own : default_streams[i - kit_n_awkward - 1];
+        char what[128];
         unsigned char *want = random_host(n), *in = kit_pinned_alloc(n), *out = kit_pinned_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n + GUARD), *real = kit_dev_alloc(n);
         memcpy(in, want, n);
@@ -951,7 +1226,7 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
         XL_CHECK(cudaDeviceSynchronize());
         xl_delay(s, DELAY_NS); /* the real input reaches host_in only through work queued on the caller's stream */
         XL_CHECK(cudaMemcpyAsync(in, real, n, cudaMemcpyDeviceToHost, s));
-        snprintf(what, sizeof what, "lab_round_trip of %zu bytes", n);
+        snprintf(what, sizeof what, "lab_round_trip of %zu bytes on %s", n, stream_label(s));
         kit_held before = kit_held_now();
         xl_copylog_start(recs, LOG_MAX);
         int rc = lab_round_trip(out, in, dev, n, s);
@@ -963,7 +1238,8 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
         kit_expect_released(before, what);
         strncat(what, ": host_out, read right after it returned", sizeof what - strlen(what) - 1);
         kit_expect_host_bytes(out, want, n, GUARD, what);
-        snprintf(what, sizeof what, "lab_round_trip of %zu bytes: dev, which the data goes through", n);
+        snprintf(what, sizeof what, "lab_round_trip of %zu bytes on %s: dev, which the data goes through", n,
+                 stream_label(s));
         kit_expect_dev_bytes(dev, want, n, GUARD, what);
         XL_CHECK(cudaFreeHost(in));
         XL_CHECK(cudaFreeHost(out));

@@ -8,12 +8,16 @@
  * measured in the same run. Fresh random data and random sizes on every repetition; the callbacks
  * count their calls; what a call leaves allocated is counted at the CUDA calls.
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
@@ -48,6 +52,126 @@ XL_LAB("03", "nonblocking-sync");
  * every wrong wait planted in the mutants scores near 0 or takes >= 300 ms beside the 300 ms kernel.
  * The reference's figures and margins on the H100 and H200: refdata/stability/ (docs/instructors.md's table). */
 
+/* ===== Two calls at once, each in a thread ===== */
+
+/* How the two calls of a concurrent round overlap, every time: the first waits in one of its callbacks (its event
+ * made and recorded by then) while the second call runs from start to end in the other thread. State shared between
+ * calls (an event in a static or global variable) is then overwritten and released by the second call while the first
+ * still needs it. */
+struct together {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stage; /* 0: the first call has not reached that callback; 1: it waits there; 2: the second call is over */
+};
+#define TOGETHER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
+#define MEET_WAIT_S 5 /* a call that never reaches that callback (or that runs the calls one after the other) is waited
+                         for no longer than this */
+#define FAILURE_LEN 512
+
+/* together_reach - sets t's stage to at least stage, then waits until it is at least until (at most MEET_WAIT_S) */
+static void together_reach(struct together *t, int stage, int until)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += MEET_WAIT_S;
+    pthread_mutex_lock(&t->lock);
+    if (t->stage < stage)
+        t->stage = stage;
+    pthread_cond_broadcast(&t->cond);
+    while (t->stage < until)
+        if (pthread_cond_timedwait(&t->cond, &t->lock, &deadline) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* together_meet - in the first call's callback: waits there while the second call runs */
+static void together_meet(struct together *t)
+{
+    together_reach(t, 1, 2);
+}
+
+/* In a concurrent round's thread, a failed CUDA check (the student's or the kit's) stops that thread's call with its
+ * message, for the test's own thread to fail with: Criterion's asserts belong to the test's thread only. */
+static __thread jmp_buf *worker_stop;
+static __thread char *worker_failure;
+
+/* fail_here - the fail handler of a test that runs threads: in a worker, stops it; in the test's thread, fails the
+ * test with the message, as the grading model's own handler does */
+static void fail_here(const char *msg)
+{
+    if (worker_stop) {
+        snprintf(worker_failure, FAILURE_LEN, "%s", msg);
+        longjmp(*worker_stop, 1);
+    }
+    cr_fatal("%s", msg);
+}
+
+/* One thread of a concurrent round. */
+typedef struct {
+    void (*call)(void *arg);
+    void *arg;
+    struct together *second; /* not NULL: the second call, made once the first waits in its callback */
+    int stopped;                /* a failed CUDA check stopped call */
+    char failure[FAILURE_LEN];  /* its message */
+} worker;
+
+static void *worker_main(void *p)
+{
+    worker *w = p;
+    jmp_buf stop;
+    worker_failure = w->failure;
+    worker_stop = &stop;
+    if (w->second)
+        together_reach(w->second, 0, 1);
+    if (setjmp(stop) == 0)
+        w->call(w->arg);
+    else
+        w->stopped = 1;
+    worker_stop = NULL;
+    if (w->second)
+        together_reach(w->second, 2, 2); /* the first call goes on */
+    return NULL;
+}
+
+/* run_together - call(a) and call(b) at once, each in a thread of its own: call(b) starts once call(a) waits in its
+ * callback at meet (together_meet) and runs to its end while call(a) waits; returns once both are joined, failing the
+ * test when a failed CUDA check stopped either (what names the calls) */
+static void run_together(void (*call)(void *arg), void *a, void *b, struct together *meet, const char *what)
+{
+    worker w[2] = {{.call = call, .arg = a}, {.call = call, .arg = b, .second = meet}};
+    pthread_t th[2];
+    xl_set_fail_handler(fail_here);
+    for (int k = 0; k < 2; k++)
+        cr_assert(pthread_create(&th[k], NULL, worker_main, &w[k]) == 0, "grader error: pthread_create failed");
+    for (int k = 0; k < 2; k++)
+        pthread_join(th[k], NULL);
+    for (int k = 0; k < 2; k++)
+        cr_assert(w[k].stopped == 0, "%s: the %s call stopped: %s", what, k ? "second" : "first", w[k].failure);
+}
+
+/* expect_events_released - no more events are held now than at before: what names the calls made since */
+static void expect_events_released(kit_held before, const char *what)
+{
+    long left = kit_held_now().res.events - before.res.events;
+    cr_assert(left <= 0, "after %s, %ld events are still held: the calls shared one event (a static or global "
+              "variable), so one call's own event was lost. Keep the event in a local variable of each call (lab.h: "
+              "calls may run at once, in several threads)", what, left);
+}
+
+/* rand_bytes - a fresh size in [lo, hi] (lo >= 1), as likely in each power-of-two range as in any other: a few bytes
+ * as often as megabytes */
+static size_t rand_bytes(size_t lo, size_t hi)
+{
+    int bot = 0, top = 0;
+    while (bot < 62 && ((size_t)2 << bot) <= lo)
+        bot++;
+    while (top < 62 && ((size_t)2 << top) <= hi)
+        top++;
+    int e = (int)kit_rand_int(bot, top);
+    size_t a = (size_t)1 << e, b = ((size_t)2 << e) - 1;
+    return (size_t)kit_rand(a < lo ? lo : a, b > hi ? hi : b);
+}
+
 /* ===== Fetch fixtures ===== */
 
 /* What a fetch moves and how its callbacks behave. */
@@ -66,6 +190,10 @@ typedef struct {
     int check;            /* consume verifies the data */
     int rep;              /* the repetition, for messages (0: none) */
     double host_at;       /* when host_work last started (xl_now_ms) */
+    char order[64];       /* the callbacks' names in the order they ran, ", " between */
+    struct together *meet; /* not NULL: host_work waits there while another thread's fetch runs (together_meet) */
+    int in_thread;        /* 1: runs in a thread of a concurrent round: consume notes what it found in wrong */
+    size_t wrong;         /* then 1 + the first wrong byte consume read (0: all right; SIZE_MAX: not job->host) */
 } fetch_ctx;
 
 /* The fetch of a job whose ctx is NULL: a caller whose callbacks keep their state elsewhere (lab.h: ctx is only
@@ -89,10 +217,19 @@ static fetch_ctx *fetch_state(void *ctx)
     return state_of(ctx, fetch_null_ctx, "lab_fetch");
 }
 
+/* ran - appends the callback name to order (", " between), as far as order's len bytes hold */
+static void ran(char *order, size_t len, const char *name)
+{
+    size_t used = strlen(order);
+    if (used < len)
+        snprintf(order + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
 /* fetch_gpu_work - the GPU keeps busy, then writes the result into dev */
 static void fetch_gpu_work(cudaStream_t s, void *ctx)
 {
     fetch_ctx *f = fetch_state(ctx);
+    ran(f->order, sizeof f->order, "gpu_work");
     f->gpu_worked++;
     f->gpu_stream = s;
     xl_delay(s, f->gpu_ns);
@@ -112,8 +249,11 @@ static void fetch_host_work(void *ctx)
 {
     fetch_ctx *f = fetch_state(ctx);
     f->host_at = xl_now_ms();
+    ran(f->order, sizeof f->order, "host_work");
     f->host_worked++;
     spin_ms(f->host_ms);
+    if (f->meet)
+        together_meet(f->meet);
 }
 
 /* fetch_consume - reads the result: the last page first (a copy in flight writes it last) */
@@ -122,7 +262,16 @@ static void fetch_consume(const void *host, size_t bytes, void *ctx)
     fetch_ctx *f = fetch_state(ctx);
     size_t bad = 0, tail = bytes < 4096 ? bytes : 4096;
     char when[64] = "";
+    ran(f->order, sizeof f->order, "consume");
     f->consumed++;
+    if (f->in_thread) { /* the test's own thread checks what it found, once it has joined this one */
+        const unsigned char *h = host;
+        if (host != f->host || bytes != f->bytes)
+            f->wrong = SIZE_MAX;
+        else if (xl_compare(h, f->want, bytes, &bad) != 0)
+            f->wrong = 1 + bad;
+        return;
+    }
     if (f->rep)
         snprintf(when, sizeof when, " (repetition %d, %zu bytes)", f->rep, f->bytes);
     cr_assert(host == f->host && bytes == f->bytes,
@@ -146,28 +295,42 @@ static void fetch_consume(const void *host, size_t bytes, void *ctx)
                     "before reading the result, and put the copy on job->stream, after gpu_work");
 }
 
-/* fetch_setup - fresh expected data of bytes, its device copy, a poisoned result buffer; a job on stream s */
+/* fetch_setup - fresh expected data of bytes, its device copy, a poisoned result buffer; a job on stream s. The
+ * buffers hold a byte at least: a result of 0 bytes still comes from a real dev (lab.h: only NULL is refused). */
 static void fetch_setup(fetch_ctx *f, size_t bytes, uint64_t gpu_ns, double host_ms, cudaStream_t s)
 {
-    unsigned char *want = kit_host_alloc(bytes);
-    void *src = kit_dev_alloc(bytes);
-    xl_fill_random(want, bytes, xl_fresh_seed());
-    xl_dev_upload(src, want, bytes);
-    *f = (fetch_ctx){.dev = kit_dev_alloc(bytes), .src = src, .want = want, .bytes = bytes, .gpu_ns = gpu_ns,
+    size_t room = bytes ? bytes : 1;
+    unsigned char *want = kit_host_alloc(room);
+    void *src = kit_dev_alloc(room);
+    xl_fill_random(want, room, xl_fresh_seed());
+    xl_dev_upload(src, want, room);
+    *f = (fetch_ctx){.dev = kit_dev_alloc(room), .src = src, .want = want, .bytes = bytes, .gpu_ns = gpu_ns,
                      .host_ms = host_ms, .stream = s, .check = 1};
     XL_CHECK(cudaDeviceSynchronize()); /* the poison is in dev before any stream starts */
+}
+
+/* fetch_stale - src holds stale bytes from now on, the expected input kept in real (fetch_queue_input puts it back) */
+static void fetch_stale(fetch_ctx *f)
+{
+    void *stale = kit_dev_alloc(f->bytes ? f->bytes : 1);
+    xl_dev_fill(stale, STALE_BYTE, f->bytes ? f->bytes : 1);
+    XL_CHECK(cudaDeviceSynchronize());
+    f->real = (void *)f->src;
+    f->src = stale;
+}
+
+/* fetch_queue_input - the caller's stream works 10 ms, then puts the result's input in place */
+static void fetch_queue_input(fetch_ctx *f)
+{
+    kit_queue_busy_copy(f->stream, DELAY_NS, (void *)f->src, f->real, f->bytes);
 }
 
 /* fetch_behind_caller - the caller's stream works 10 ms, then puts the result's input in place: until then src holds
  * stale bytes, so gpu_work enqueued on any stream but the job's computes from stale input */
 static void fetch_behind_caller(fetch_ctx *f)
 {
-    void *stale = kit_dev_alloc(f->bytes);
-    xl_dev_fill(stale, STALE_BYTE, f->bytes);
-    XL_CHECK(cudaDeviceSynchronize());
-    f->real = (void *)f->src;
-    f->src = stale;
-    kit_queue_busy_copy(f->stream, DELAY_NS, stale, f->real, f->bytes);
+    fetch_stale(f);
+    fetch_queue_input(f);
 }
 
 /* fetch_teardown - frees what fetch_setup and fetch_behind_caller allocated */
@@ -188,13 +351,13 @@ static lab_fetch_job job_for(fetch_ctx *f, void *host)
     return j;
 }
 
-/* expect_fetch_refuses_null - a job with one member NULL, each in turn, the rest valid: lab_fetch returns -1,
- * calls no callback, leaves no error and holds nothing */
-static void expect_fetch_refuses_null(cudaStream_t s)
+/* expect_fetch_refuses_null - a job of bytes with one member NULL, each in turn, the rest valid: lab_fetch returns
+ * -1, calls no callback, leaves no error and holds nothing */
+static void expect_fetch_refuses_null(cudaStream_t s, size_t bytes)
 {
     static const char *const member[5] = {"gpu_work", "dev", "host", "host_work", "consume"};
     fetch_ctx f;
-    fetch_setup(&f, 4096, 0, 0, s);
+    fetch_setup(&f, bytes, 0, 0, s);
     void *host = kit_pinned_alloc(4096);
     kit_held before = kit_held_now();
     for (int m = 0; m < 5; m++) {
@@ -208,9 +371,10 @@ static void expect_fetch_refuses_null(cudaStream_t s)
         int rc = lab_fetch(&j);
         cudaError_t left = cudaGetLastError();
         cr_assert(rc == -1 && f.gpu_worked + f.host_worked + f.consumed == 0 && left == cudaSuccess,
-                  "lab_fetch with job->%s NULL (the rest valid) returned %d after %d gpu_work, %d host_work and %d "
-                  "consume calls, leaving %s: lab.h asks for -1 on a NULL argument, before any work",
-                  member[m], rc, f.gpu_worked, f.host_worked, f.consumed, cudaGetErrorName(left));
+                  "lab_fetch with job->%s NULL (the rest valid, %zu bytes) returned %d after %d gpu_work, %d host_work "
+                  "and %d consume calls, leaving %s: lab.h asks for -1 on a NULL argument, before any work, whatever "
+                  "the size (0 bytes too)",
+                  member[m], bytes, rc, f.gpu_worked, f.host_worked, f.consumed, cudaGetErrorName(left));
     }
     kit_expect_released(before, "lab_fetch refusing a job with a NULL member");
     XL_CHECK(cudaFreeHost(host));
@@ -235,22 +399,86 @@ static void expect_copies_on(const xl_copy_rec *recs, int n, const void *host, s
 
 /* ===== Part A: fetch ===== */
 
+/* A concurrent round's fetch, run in a thread of its own. */
+typedef struct {
+    lab_fetch_job job;
+    int rc;
+} fetch_in_thread;
+
+static void fetch_in_thread_call(void *arg)
+{
+    fetch_in_thread *t = arg;
+    t->rc = lab_fetch(&t->job);
+}
+
+/* fetch_two_at_once - two fetches at once, each in a thread, on its own stream s[k] behind the caller's work: the
+ * second from start to end while the first waits in host_work, its copy still 40 ms away. Both results arrive, and
+ * neither call loses an event. */
+static void fetch_two_at_once(const cudaStream_t s[2])
+{
+    static const char *const what = "two lab_fetch calls at once, each in a thread with its own job and stream (the "
+                                    "second made and ended while the first waited in host_work)";
+    struct together meet = TOGETHER_INIT;
+    fetch_ctx f[2];
+    fetch_in_thread t[2];
+    kit_held before = kit_held_now();
+    for (int k = 0; k < 2; k++) {
+        size_t n = rand_bytes(1, 4 << 20);
+        fetch_setup(&f[k], n, FETCH_GPU_NS, 0.1, s[k]);
+        void *host = lab_fetch_buffer(n);
+        cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n);
+        xl_poison(host, n);
+        t[k] = (fetch_in_thread){.job = job_for(&f[k], host), .rc = -2};
+        f[k].in_thread = 1;
+        fetch_stale(&f[k]);
+    }
+    f[0].meet = &meet;               /* host_work waits there while the second call runs, */
+    xl_delay(s[0], 4 * DELAY_NS);    /* and the first call's copy lands 40 ms after the second's */
+    for (int k = 0; k < 2; k++)      /* queued once nothing more waits for the device */
+        fetch_queue_input(&f[k]);
+    run_together(fetch_in_thread_call, &t[0], &t[1], &meet, what);
+    for (int k = 0; k < 2; k++) {
+        XL_CHECK(cudaStreamSynchronize(s[k]));
+        cr_assert(t[k].rc == 0 && f[k].gpu_worked == 1 && f[k].host_worked == 1 && f[k].consumed == 1,
+                  "%s: the %s call (%zu bytes) returned %d after %d gpu_work, %d host_work and %d consume calls; each "
+                  "must return 0 after one of each (lab.h: calls may run at once)",
+                  what, k ? "second" : "first", f[k].bytes, t[k].rc, f[k].gpu_worked, f[k].host_worked, f[k].consumed);
+    }
+    expect_events_released(before, what);
+    for (int k = 0; k < 2; k++) {
+        size_t bad = f[k].wrong && f[k].wrong != SIZE_MAX ? f[k].wrong - 1 : 0;
+        cr_assert(f[k].wrong != SIZE_MAX, "%s: the %s call did not pass its own job->host and job->bytes (%zu) to "
+                  "consume", what, k ? "second" : "first", f[k].bytes);
+        cr_assert(f[k].wrong == 0, "%s: consume of the %s call read byte %zu of %zu wrong (0x%02x, expected 0x%02x): "
+                  "it waited for something other than its own copy. Keep each call's event in a local variable, never "
+                  "in a static or global one (lab.h: calls may run at once)",
+                  what, k ? "second" : "first", bad, f[k].bytes, ((const unsigned char *)t[k].job.host)[bad],
+                  f[k].want[bad]);
+        lab_fetch_buffer_free(t[k].job.host);
+        fetch_teardown(&f[k]);
+    }
+    kit_expect_released(before, what);
+}
+
 XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
-        "lab_fetch: consume sees the whole result, 20 times, 1 byte to 64 MiB (some random), behind 10 ms of work on "
-        "job->stream (the legacy stream 0 and cudaStreamPerThread once each), ctx NULL once; each callback runs "
-        "once; nothing is left allocated, from the first call on", 30)
+        "lab_fetch: consume sees the whole result, 20 times, 0 bytes to 64 MiB (some random), behind 10 ms of work on "
+        "job->stream (the legacy stream 0 and cudaStreamPerThread once each), ctx NULL once, and two calls at once in "
+        "two threads; callbacks once each, in order gpu_work, host_work, consume; a NULL member refused at 0 bytes "
+        "too; nothing is left allocated, from the first call on", 30)
 {
     static const size_t sizes[] = {1, 4097, (1u << 20) + 5, 64u << 20, 0 /* random */};
     static xl_copy_rec recs[MAX_COPIES];
-    cudaStream_t s = kit_stream();
+    cudaStream_t s = kit_stream(), pair[2] = {s, kit_stream()};
     kit_held before = kit_held_now(); /* before the first call: what any call makes and keeps counts */
     cr_assert(lab_fetch(NULL) == -1, "lab_fetch(NULL) must return -1");
     kit_expect_released(before, "lab_fetch(NULL), the first call of the test (an event made once and kept is held)");
-    expect_fetch_refuses_null(s);
+    expect_fetch_refuses_null(s, 4096);
+    expect_fetch_refuses_null(s, 0); /* the empty result is valid, but not with a NULL member */
     lab_fetch_buffer_free(NULL);
     kit_expect_released(before, "lab_fetch refusing bad jobs");
     for (int r = 0; r < REPS; r++) {
-        size_t n = sizes[r % 5] ? sizes[r % 5] : (size_t)kit_rand_int(2, 4 << 20);
+        /* repetition 11 fetches an empty result (0 bytes): valid, every callback runs */
+        size_t n = r == 10 ? 0 : sizes[r % 5] ? sizes[r % 5] : rand_bytes(2, 4 << 20);
         /* every stream is valid: repetition 6 runs on the legacy stream 0, 7 on cudaStreamPerThread */
         cudaStream_t js = r == 5 ? (cudaStream_t)0 : r == 6 ? cudaStreamPerThread : s;
         char when[96];
@@ -262,8 +490,8 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
                           : "");
         fetch_setup(&f, n, FETCH_GPU_NS, 0.1, js);
         f.rep = r + 1;
-        void *host = lab_fetch_buffer(n);
-        cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n);
+        void *host = lab_fetch_buffer(n ? n : 1);
+        cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n ? n : 1);
         xl_poison(host, n);
         lab_fetch_job j = job_for(&f, host);
         if (r == 7) { /* ctx is the caller's, for its callbacks only: NULL is valid */
@@ -275,12 +503,16 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         int rc = lab_fetch(&j);
         int copies = xl_copylog_stop();
         fetch_null_ctx = NULL;
-        cr_assert(rc == 0, "lab_fetch returned %d%s: every stream (0 and cudaStreamPerThread too) and any ctx (NULL "
-                  "too: it is only handed to the callbacks) make a valid job", rc, when);
+        cr_assert(rc == 0, "lab_fetch returned %d%s: every stream (0 and cudaStreamPerThread too), any ctx (NULL "
+                  "too: it is only handed to the callbacks) and any size (0 bytes too: an empty result) make a valid "
+                  "job", rc, when);
         cr_assert(f.consumed == 1 && f.host_worked == 1 && f.gpu_worked == 1,
                   "lab_fetch called gpu_work %d times, host_work %d times and consume %d times%s; it must call each "
                   "once",
                   f.gpu_worked, f.host_worked, f.consumed, when);
+        cr_assert(strcmp(f.order, "gpu_work, host_work, consume") == 0,
+                  "lab_fetch called its callbacks in the order %s%s; lab.h: gpu_work (enqueued first), then "
+                  "host_work (while the GPU works), then consume (once the result is in host)", f.order, when);
         cr_assert(f.gpu_stream == js, "lab_fetch gave gpu_work a stream other than job->stream%s: all GPU work of a "
                   "fetch goes on job->stream", when);
         expect_copies_on(recs, copies, host, n, js, when);
@@ -290,6 +522,8 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
     }
     kit_expect_released(before, "lab_fetch(NULL), bad jobs and 20 rounds of lab_fetch_buffer, lab_fetch and "
                         "lab_fetch_buffer_free");
+    fetch_two_at_once(pair);
+    XL_CHECK(cudaStreamDestroy(pair[1]));
 }
 
 /* What a narrow-wait test runs: one fetch into a poisoned buffer, so only a correct wait passes. */
@@ -446,6 +680,10 @@ typedef struct {
     int fills, fills_out_of_order, fills_elsewhere; /* fill calls; for a batch not next; on another buffer or size */
     int gpu_works, gpu_out_of_order, gpu_other_stream; /* gpu_work calls; for a batch not next; on another stream */
     double fill0_at;      /* when fill was called for batch 0 (xl_now_ms) */
+    int next;             /* the callback due next: 2i for fill(i), 2i + 1 for gpu_work(i) */
+    char last[32];        /* the last callback called, e.g. "gpu_work(2)" ("" before the first) */
+    char misorder[160];   /* the first callback called out of that order, and what was due ("": none) */
+    struct together *meet; /* not NULL: fill(1) waits there while another thread's send runs (together_meet) */
 } send_ctx;
 
 /* The send of a job whose ctx is NULL (its callbacks keep their state elsewhere); NULL while no such job runs. */
@@ -457,12 +695,32 @@ static send_ctx *send_state(void *ctx)
     return state_of(ctx, send_null_ctx, "lab_send");
 }
 
+/* send_ran - notes that the callback of code (2i: fill(i), 2i + 1: gpu_work(i)) was called, and the first one
+ * called out of the order lab.h gives: fill(0), gpu_work(0), fill(1), gpu_work(1), ... */
+static void send_ran(send_ctx *c, int code, int i)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s(%d)", code % 2 ? "gpu_work" : "fill", i);
+    if (code != c->next && !c->misorder[0]) {
+        if (c->last[0])
+            snprintf(c->misorder, sizeof c->misorder, "%s right after %s, where %s(%d) was due", name, c->last,
+                     c->next % 2 ? "gpu_work" : "fill", c->next / 2);
+        else
+            snprintf(c->misorder, sizeof c->misorder, "%s first, where fill(0) was due", name);
+    }
+    snprintf(c->last, sizeof c->last, "%s", name);
+    c->next = code + 1;
+}
+
 /* send_fill - batch i: fresh random bytes from the seed */
 static void send_fill(void *host, size_t bytes, int i, void *ctx)
 {
     send_ctx *c = send_state(ctx);
+    send_ran(c, 2 * i, i);
     if (i == 0)
         c->fill0_at = xl_now_ms();
+    if (i == 1 && c->meet) /* a concurrent round: another thread's send runs meanwhile */
+        together_meet(c->meet);
     c->fills_out_of_order += i != c->fills;
     c->fills++;
     if (host != c->host || bytes != c->bytes) {
@@ -477,6 +735,7 @@ static void send_fill(void *host, size_t bytes, int i, void *ctx)
 static void send_gpu_work(cudaStream_t s, int i, void *ctx)
 {
     send_ctx *c = send_state(ctx);
+    send_ran(c, 2 * i + 1, i);
     c->gpu_out_of_order += i != c->gpu_works;
     c->gpu_works++;
     c->gpu_other_stream += s != c->stream;
@@ -527,75 +786,147 @@ static const char *send_why(const unsigned char *got, size_t bytes)
     if (all_bytes(got, bytes, XL_POISON_BYTE))
         return "nothing arrived there";
     return "the host buffer was overwritten before its copy had read it: before fill writes it again, wait for an "
-           "event recorded after the previous copy";
+           "event recorded after the previous copy, however small the batch";
 }
 
-/* send_expect - once the stream is done: fill and gpu_work ran once per batch, in order, and every batch of j
- * arrived intact, nothing past them; rep numbers the repetition */
-static void send_expect(const lab_send_job *j, int rep)
+/* send_expect_as - once the stream is done: fill and gpu_work ran once per batch, in order, and every batch of j
+ * arrived intact, nothing past them; which names the call in messages ("repetition 3") */
+static void send_expect_as(const lab_send_job *j, const char *which)
 {
     const send_ctx *c = j->ctx ? j->ctx : send_null_ctx;
     size_t guard = 16, bad = 0;
     unsigned char *want = kit_host_alloc(j->bytes), *got = kit_host_alloc(j->bytes + guard);
     XL_CHECK(cudaStreamSynchronize(j->stream));
     cr_assert(c->fills == j->n && c->fills_out_of_order == 0 && c->fills_elsewhere == 0,
-              "repetition %d, %d batches of %zu bytes: lab_send called fill %d times (%d for a batch out of order, %d "
+              "%s, %d batches of %zu bytes: lab_send called fill %d times (%d for a batch out of order, %d "
               "not on job->host with job->bytes); call it once per batch, for batch 0, 1, 2, ..., on job->host",
-              rep, j->n, j->bytes, c->fills, c->fills_out_of_order, c->fills_elsewhere);
+              which, j->n, j->bytes, c->fills, c->fills_out_of_order, c->fills_elsewhere);
     cr_assert(c->gpu_works == j->n && c->gpu_out_of_order == 0 && c->gpu_other_stream == 0,
-              "repetition %d, %d batches of %zu bytes: lab_send called gpu_work %d times (%d for a batch out of order, "
+              "%s, %d batches of %zu bytes: lab_send called gpu_work %d times (%d for a batch out of order, "
               "%d with a stream other than job->stream); call it once per batch, in order, with job->stream",
-              rep, j->n, j->bytes, c->gpu_works, c->gpu_out_of_order, c->gpu_other_stream);
+              which, j->n, j->bytes, c->gpu_works, c->gpu_out_of_order, c->gpu_other_stream);
+    cr_assert(c->misorder[0] == 0,
+              "%s, %d batches of %zu bytes: lab_send called %s. lab.h: for each batch i, in order, fill(i) "
+              "(the host writes batch i), then gpu_work(i), then batch i's copy: gpu_work(i) may read what fill(i) "
+              "left in ctx", which, j->n, j->bytes, c->misorder);
     for (int i = 0; i < j->n; i++) {
         xl_fill_random(want, j->bytes, c->seed + (uint64_t)i);
         XL_CHECK(cudaMemcpy(got, (char *)j->dev + (size_t)i * j->bytes, j->bytes, cudaMemcpyDeviceToHost));
         cr_assert(xl_compare(got, want, j->bytes, &bad) == 0,
-                  "batch %d of %d (repetition %d, %zu bytes each) is wrong on the device from byte %zu (0x%02x, "
+                  "batch %d of %d (%s, %zu bytes each) is wrong on the device from byte %zu (0x%02x, "
                   "expected 0x%02x): %s",
-                  i, j->n, rep, j->bytes, bad, got[bad], want[bad], send_why(got, j->bytes));
+                  i, j->n, which, j->bytes, bad, got[bad], want[bad], send_why(got, j->bytes));
     }
     XL_CHECK(cudaMemcpy(got, (char *)j->dev + (size_t)j->n * j->bytes, guard, cudaMemcpyDeviceToHost));
     cr_assert(xl_check_poison(got, guard, &bad) == 0,
-              "repetition %d, %d batches of %zu bytes: lab_send wrote past the last batch (byte %zu after it)", rep,
+              "%s, %d batches of %zu bytes: lab_send wrote past the last batch (byte %zu after it)", which,
               j->n, j->bytes, bad);
     free(want);
     free(got);
 }
 
+/* send_expect - send_expect_as for repetition rep */
+static void send_expect(const lab_send_job *j, int rep)
+{
+    char which[32];
+    snprintf(which, sizeof which, "repetition %d", rep);
+    send_expect_as(j, which);
+}
+
+/* A concurrent round's send, run in a thread of its own. */
+typedef struct {
+    lab_send_job job;
+    int rc;
+} send_in_thread;
+
+static void send_in_thread_call(void *arg)
+{
+    send_in_thread *t = arg;
+    t->rc = lab_send(&t->job);
+}
+
+/* send_two_at_once - two sends at once, each in a thread, of its own batches through its own host buffer on its own
+ * stream s[k] behind the caller's work: the second from start to end while the first waits in fill(1), its batch 1
+ * behind 5 ms of gpu_work. Every batch of both arrives, and neither call loses an event. */
+static void send_two_at_once(const cudaStream_t s[2])
+{
+    static const char *const what = "two lab_send calls at once, each in a thread with its own job and stream (the "
+                                    "second made and ended while the first waited in fill(1))";
+    struct together meet = TOGETHER_INIT;
+    send_ctx c[2];
+    send_in_thread t[2];
+    kit_held before = kit_held_now();
+    for (int k = 0; k < 2; k++) {
+        int n = (int)kit_rand_int(3, 6);
+        size_t bytes = rand_bytes(1, 1u << 20), room = (size_t)n * bytes + 16;
+        t[k] = (send_in_thread){.job = send_setup(&c[k], s[k], kit_pinned_alloc(bytes), kit_dev_alloc(room), room,
+                                                  bytes, n, k ? 1000000 : 5000000),
+                                .rc = -2};
+    }
+    for (int k = 0; k < 2; k++) /* queued once nothing more waits for the device */
+        kit_queue_busy_memset(s[k], SEND_BUSY_NS, c[k].dev, BUSY_BYTE, (size_t)t[k].job.n * t[k].job.bytes);
+    c[0].meet = &meet; /* fill(1) waits there while the second call runs */
+    run_together(send_in_thread_call, &t[0], &t[1], &meet, what);
+    for (int k = 0; k < 2; k++)
+        cr_assert(t[k].rc == 0, "%s: the %s call (%d batches of %zu bytes) returned %d; each must return 0 (lab.h: "
+                  "calls may run at once)", what, k ? "second" : "first", t[k].job.n, t[k].job.bytes, t[k].rc);
+    expect_events_released(before, what);
+    for (int k = 0; k < 2; k++) {
+        xl_poison(t[k].job.host, t[k].job.bytes); /* lab.h: the host buffer is free once lab_send returns */
+        send_expect_as(&t[k].job, k ? "the second of two calls at once" : "the first of two calls at once");
+        XL_CHECK(cudaFreeHost(t[k].job.host));
+        XL_CHECK(cudaFree(t[k].job.dev));
+    }
+    kit_expect_released(before, what);
+}
+
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
         "lab_send: every batch arrives intact behind 20 ms of work on job->stream (the legacy stream 0 and "
-        "cudaStreamPerThread once each), ctx NULL once, for 0 to 12 batches of 1 byte to 2 MiB (random), though the "
-        "host refills one buffer; fill and gpu_work run once per batch, in order, gpu_work before its batch's copy; "
-        "nothing is left allocated, from the first call on", 30)
+        "cudaStreamPerThread once each), ctx NULL once, for 0 to 12 batches of 1 byte to 2 MiB (random, a few bytes "
+        "as often as megabytes), though the host refills one buffer, and two calls at once in two threads; fill(i), "
+        "gpu_work(i), copy i, in that order; a NULL member refused with n = 0 too; nothing is left allocated, from the "
+        "first call on", 30)
 {
     const size_t room = (size_t)SEND_MAX_BATCHES * SEND_MAX_BYTES + 16;
-    cudaStream_t s = kit_stream();
+    cudaStream_t s = kit_stream(), pair[2] = {s, kit_stream()};
     void *host = kit_pinned_alloc(SEND_MAX_BYTES), *dev = kit_dev_alloc(room);
     send_ctx c;
     kit_held before = kit_held_now(); /* before the first call: what any call makes and keeps counts */
     cr_assert(lab_send(NULL) == -1, "lab_send(NULL) must return -1");
     kit_expect_released(before, "lab_send(NULL), the first call of the test (an event made once and kept is held)");
-    /* each bad argument alone, the rest valid (n from 1 up), and n < 0 with a NULL member too */
+    /* each bad argument alone, the rest valid: each NULL member with n from 1 up and with n = 0 (nothing to send,
+     * still a bad job), n < 0, and n < 0 with a NULL member too */
     static const char *const bad[6] = {"gpu_work NULL", "host NULL", "dev NULL", "fill NULL", "n = -1", "n = INT_MIN"};
-    for (int m = 0; m < 7; m++) {
-        lab_send_job j = send_setup(&c, s, host, dev, room, 4096, (int)kit_rand_int(1, 3), 0);
-        if (m == 0 || m == 6) j.gpu_work = NULL;
-        if (m == 1) j.host = NULL;
-        if (m == 2) j.dev = NULL;
-        if (m == 3) j.fill = NULL;
-        if (m == 4 || m == 6) j.n = -1;
-        if (m == 5) j.n = INT_MIN;
+    for (int m = 0; m < 11; m++) {
+        int member = m < 8 ? m % 4 : m - 4, n = m < 4 ? (int)kit_rand_int(1, 3) : 0;
+        lab_send_job j = send_setup(&c, s, host, dev, room, 4096, n, 0);
+        if (member == 0 || member == 6) j.gpu_work = NULL;
+        if (member == 1) j.host = NULL;
+        if (member == 2) j.dev = NULL;
+        if (member == 3) j.fill = NULL;
+        if (member == 4 || member == 6) j.n = -1;
+        if (member == 5) j.n = INT_MIN;
         int rc = lab_send(&j);
         cudaError_t left = cudaGetLastError();
+        char rest[48] = "";
+        if (member < 4)
+            snprintf(rest, sizeof rest, " (the rest valid, n = %d)", n);
         cr_assert(rc == -1 && c.fills == 0 && c.gpu_works == 0 && left == cudaSuccess,
                   "lab_send with %s%s returned %d after %d fills and %d gpu_work calls, leaving %s: it must return -1 "
-                  "before any work (lab.h: no NULL, n >= 0)", m == 6 ? "gpu_work NULL and n = -1" : bad[m],
-                  m < 4 ? " (the rest valid)" : "", rc, c.fills, c.gpu_works, cudaGetErrorName(left));
+                  "before any work (lab.h: no NULL, n >= 0; a NULL member is refused when n = 0 too)",
+                  member == 6 ? "gpu_work NULL and n = -1" : bad[member], rest, rc, c.fills, c.gpu_works,
+                  cudaGetErrorName(left));
     }
     kit_expect_released(before, "lab_send refusing bad jobs");
     for (int r = 0; r < 10; r++) {
         int n = r == 0 ? 1 : r == 1 ? 0 : r == 2 ? SEND_MAX_BATCHES : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
-        size_t bytes = r == 0 ? 1 : r == 3 ? 1u << 20 : (size_t)kit_rand_int(2, SEND_MAX_BYTES);
+        /* repetitions 8 and 9 send several batches of at most a page, and of at most 64 KiB: a copy of any size
+         * reads the host buffer until it has run, behind the caller's work */
+        size_t bytes = r == 0   ? 1
+                       : r == 3 ? 1u << 20
+                       : r == 7 ? rand_bytes(1, 4096)
+                       : r == 8 ? rand_bytes(4097, 64u << 10)
+                                : rand_bytes(2, SEND_MAX_BYTES);
         /* every stream is valid: repetition 5 runs on the legacy stream 0, 6 on cudaStreamPerThread */
         cudaStream_t js = r == 4 ? (cudaStream_t)0 : r == 5 ? cudaStreamPerThread : s;
         lab_send_job j = send_setup(&c, js, host, dev, room, bytes, n, 1000000);
@@ -618,6 +949,8 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
         send_null_ctx = NULL;
     }
     kit_expect_released(before, "lab_send(NULL), bad jobs and 10 calls of lab_send");
+    send_two_at_once(pair);
+    XL_CHECK(cudaStreamDestroy(pair[1]));
     XL_CHECK(cudaFreeHost(host));
     XL_CHECK(cudaFree(dev));
 }

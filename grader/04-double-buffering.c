@@ -24,6 +24,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/copylog.h"
+#include "common/faults.h"
 #include "common/stats.h"
 #include "common/timeline.h"
 #include "common/timing.h"
@@ -72,16 +73,137 @@ static lab_result *pinned_results(int n)
     return kit_pinned_alloc((size_t)(n > 0 ? n : 1) * sizeof(lab_result));
 }
 
-/* run_poisoned - poisons job's results, runs lab_pipe_run, which must return 0 */
+/* What run_poisoned watches in a run, through the job's callbacks (each called on to the job's own): what the
+ * process held before the run, the first thing the run made (held at a callback, more than before), and the host
+ * buffers produce was given. */
+#define RUN_MAX_HOST 64
+#define RUN_MAX_COPIES 1024
+typedef struct {
+    const lab_job *job;
+    xl_pinned pinned0;
+    xl_resources res0;
+    int grew_at;           /* the batch at whose callback more was held than before the run (-1: none) */
+    const char *grew_what; /* what there was more of */
+    const uint32_t *host[RUN_MAX_HOST]; /* distinct host buffers produce was given (first RUN_MAX_HOST) */
+    int n_host;
+} run_watch;
+
+/* note_held - at batch i's callback: notes the first thing the run holds that it did not hold before it */
+static void note_held(run_watch *r, int i)
+{
+    if (r->grew_at >= 0)
+        return;
+    xl_pinned pin = xl_pinned_now();
+    xl_resources res = xl_resources_now();
+    const char *what = pin.allocations > r->pinned0.allocations         ? "a pinned buffer (cudaMallocHost, cudaHostAlloc)"
+                       : pin.registrations > r->pinned0.registrations   ? "a host registration (cudaHostRegister)"
+                       : res.dev_allocations > r->res0.dev_allocations  ? "a device buffer (cudaMalloc)"
+                       : res.streams > r->res0.streams                  ? "a stream"
+                       : res.events > r->res0.events                    ? "an event"
+                                                                        : NULL;
+    if (what)
+        r->grew_at = i, r->grew_what = what;
+}
+
+/* watch_produce - lab_job.produce of run_poisoned: notes what is held and the buffer, then the job's produce */
+static void watch_produce(uint32_t *host, size_t items, int i, void *ctx)
+{
+    run_watch *r = ctx;
+    note_held(r, i);
+    int k = 0;
+    while (k < r->n_host && r->host[k] != host)
+        k++;
+    if (k == r->n_host && k < RUN_MAX_HOST)
+        r->host[r->n_host++] = host;
+    r->job->produce(host, items, i, r->job->ctx);
+}
+
+/* watch_compute - lab_job.compute of run_poisoned: notes what is held, then the job's compute */
+static void watch_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
+                          void *ctx)
+{
+    run_watch *r = ctx;
+    note_held(r, i);
+    r->job->compute(dev, items, dev_result, i, stream, r->job->ctx);
+}
+
+/* pool_used - the stream-ordered allocator's (cudaMallocAsync's) pool of the current device: bytes in use now,
+ * and with reset its high watermark set to zero; 0 and no pool (*pool NULL) where the device has none */
+static uint64_t pool_used(cudaMemPool_t *pool, int reset)
+{
+    int dev, has = 0;
+    uint64_t used = 0, zero = 0;
+    *pool = NULL;
+    XL_CHECK(cudaGetDevice(&dev));
+    XL_CHECK(cudaDeviceGetAttribute(&has, cudaDevAttrMemoryPoolsSupported, dev));
+    if (!has)
+        return 0;
+    XL_CHECK(cudaDeviceGetMemPool(pool, dev));
+    XL_CHECK(cudaMemPoolGetAttribute(*pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    if (reset)
+        XL_CHECK(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    return used;
+}
+
+/* run_poisoned - poisons job's results, runs lab_pipe_run, which must return 0, make nothing (lab.h: everything is
+ * allocated in lab_pipe_create: no buffer, stream or event, stream-ordered allocations included, is made during a
+ * run, even one freed before it returns) and copy each batch to the GPU once, items long */
 static void run_poisoned(lab_pipe *p, const lab_job *j)
 {
+    static xl_copy_rec recs[RUN_MAX_COPIES];
     if (j->batches > 0)
         xl_poison(j->results, (size_t)j->batches * sizeof(lab_result));
     kit_held before = kit_held_now();
-    xl_expect_ok(lab_pipe_run(p, j), "lab_pipe_run");
-    char what[96];
-    snprintf(what, sizeof what, "lab_pipe_run of %d batches (everything is allocated in lab_pipe_create)", j->batches);
+    run_watch r = {j, xl_pinned_now(), xl_resources_now(), -1, NULL, {NULL}, 0};
+    lab_job watched = *j;
+    watched.produce = watch_produce;
+    watched.compute = watch_compute;
+    watched.ctx = &r;
+    cudaMemPool_t pool;
+    uint64_t used0 = pool_used(&pool, 1), high = 0;
+    xl_copylog_start(recs, RUN_MAX_COPIES);
+    int rc = lab_pipe_run(p, &watched);
+    int n = xl_copylog_stop();
+    if (pool)
+        XL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
+    xl_expect_ok(rc, "lab_pipe_run");
+    char what[160];
+    snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items (everything is allocated in lab_pipe_create)",
+             j->batches, j->items);
     kit_expect_released(before, what);
+    cr_assert(r.grew_at < 0,
+              "lab_pipe_run of %d batches of %zu items held %s more than before it when batch %d's callback was "
+              "called: it made it during the run. lab.h: allocate everything in lab_pipe_create, once, not per run "
+              "or per batch",
+              j->batches, j->items, r.grew_what, r.grew_at);
+    cr_assert(high <= used0,
+              "lab_pipe_run of %d batches of %zu items took %llu bytes from the stream-ordered allocator "
+              "(cudaMallocAsync) while it ran. lab.h: allocate everything in lab_pipe_create, once, not per run or "
+              "per batch",
+              j->batches, j->items, (unsigned long long)(high - used0));
+    /* the copies in: each reads within the batch produce wrote (items long), and all of them the batches once */
+    size_t batch_bytes = j->items * sizeof(uint32_t), moved = 0, need = (size_t)j->batches * batch_bytes;
+    for (int c = 0; c < n && c < RUN_MAX_COPIES; c++) {
+        if (xl_copy_dir(&recs[c]) != cudaMemcpyHostToDevice)
+            continue;
+        const char *src = recs[c].src;
+        for (int k = 0; k < r.n_host; k++) {
+            const char *h = (const char *)r.host[k];
+            if (src < h || src >= h + batch_bytes)
+                continue;
+            cr_assert(recs[c].bytes <= batch_bytes - (size_t)(src - h),
+                      "lab_pipe_run of %d batches of %zu items: a copy to the GPU read %zu bytes from %zu bytes into "
+                      "a host buffer produce wrote, past the batch's end (%zu items, %zu bytes). Copy the job's "
+                      "items, not the pipe's max_items: the bus then carries only what the batch holds",
+                      j->batches, j->items, recs[c].bytes, (size_t)(src - h), j->items, batch_bytes);
+            moved += recs[c].bytes;
+            break;
+        }
+    }
+    cr_assert(moved <= need,
+              "lab_pipe_run of %d batches of %zu items copied %zu bytes from the host buffers produce wrote to the "
+              "GPU, where the batches hold %zu: copy each batch to the GPU once",
+              j->batches, j->items, moved, need);
 }
 
 /* expect_results - right after lab_pipe_run returned: every result of j is right. want_all holds the right results
@@ -139,13 +261,40 @@ static void expect_create_fails(size_t max_items, int depth, const char *why)
                   ? " when it cannot allocate everything (allocate every buffer in lab_pipe_create, none later, and "
                     "check that max_items * 4 bytes does not overflow)"
                   : " (lab.h: max_items >= 1, depth 1 to 8)");
-    cr_assert(saved < 0 || lines >= 1,
-              "lab_pipe_create(%zu items, depth %d) %s returned NULL without a word on stderr: lab.h asks for NULL "
-              "with a message, so that the caller knows why (print one line saying what was wrong, e.g. with "
-              "fprintf(stderr, ...))",
-              max_items, depth, why);
+    cr_assert(saved < 0 || lines == 1,
+              "lab_pipe_create(%zu items, depth %d) %s returned NULL with %d lines on stderr: lab.h asks for NULL "
+              "with a message of one line, so that the caller knows why (print one line saying what was wrong, "
+              "e.g. with fprintf(stderr, ...))",
+              max_items, depth, why, lines);
     snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) %s, which returned NULL", max_items, depth, why);
     kit_expect_released(before, what);
+}
+
+/* expect_failures_said - lab_pipe_create(z) with each of its made creates (allocations, streams, events) failing in
+ * turn as out of memory: each failure returns NULL with a message of one line (lab.h), whichever create it was */
+static void expect_failures_said(const kit_create_args *z, long made)
+{
+    for (long f = 0; f < made; f++) {
+        char said[512];
+        xl_fail_create_after(f);
+        int saved = kit_capture_begin();
+        lab_pipe *p = lab_pipe_create(z->size, z->count);
+        int lines = kit_capture_end(saved, said, sizeof said);
+        int fired = xl_fault_fired();
+        xl_fail_create_after(-1);
+        cudaGetLastError(); /* the out-of-memory error of the failure made here, checked apart */
+        if (p)
+            lab_pipe_destroy(p);
+        cr_assert(fired == 0 || p == NULL,
+                  "lab_pipe_create(%zu items, depth %d) returned a pipe although its create number %ld (an "
+                  "allocation, a stream or an event) failed as out of memory", z->size, z->count, f + 1);
+        cr_assert(fired == 0 || saved < 0 || lines == 1,
+                  "lab_pipe_create(%zu items, depth %d), whose create number %ld of %ld (an allocation, a stream or an "
+                  "event) failed as out of memory, returned NULL with %d lines on stderr: lab.h asks for NULL with a "
+                  "message of one line on every failure, streams and events included (print what failed and "
+                  "cudaGetErrorString of its error, e.g. with fprintf(stderr, ...))",
+                  z->size, z->count, f + 1, made, lines);
+    }
 }
 
 /* One lab_pipe_run, repeated by kit_expect_no_heap_leak. */
@@ -165,7 +314,8 @@ static int run_once(void *ctx)
 
 XL_TEST(pipe, arguments, 5, XL_GPU,
         "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; a create that runs out of memory at "
-        "any of its allocations returns NULL, with a message, holding nothing, with no error left; destroy(NULL) is "
+        "any of its allocations, streams or events returns NULL, with a message of one line, holding nothing, with "
+        "no error left; destroy(NULL) is "
         "harmless; runs repeated on one pipe do not grow the host heap", 20)
 {
     expect_create_fails(0, 2, "with 0 items");
@@ -185,6 +335,7 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     long made = kit_expect_create_failures(pipe_attempt, &z, what); /* out of memory at each allocation in turn */
     cr_assert(made >= 2L * z.count, "%s made %ld allocations, streams and events: it needs at least a pinned and a "
               "device buffer per slot", what, made);
+    expect_failures_said(&z, made); /* and says so in one line, whichever create failed */
     kit_held before = kit_held_now(); /* create and destroy, no run */
     lab_pipe_destroy(new_pipe(z.size, z.count));
     snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d) and lab_pipe_destroy", z.size, z.count);
@@ -234,19 +385,28 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
 
 XL_TEST(pipe, buffers, 10, XL_GPU,
         "with depth d = 1 to 8, produce and compute run once per batch, in order, produce into d pinned host buffers "
-        "in rotation; lab_pipe_destroy right after the run releases everything", 20)
+        "in rotation; a second pipe alive beside it, run in between, keeps working after the first is destroyed; "
+        "lab_pipe_destroy right after the run releases everything", 20)
 {
     for (int depth = 1; depth <= MAX_DEPTH; depth++) {
-        char what[160];
-        wl_ctx w;
-        size_t items = (size_t)kit_rand_int(1, 1 << 16);
+        char what[320];
+        wl_ctx w, w2;
+        size_t items = (size_t)kit_rand_int(1, 1 << 16), items2 = (size_t)kit_rand_int(1, 1 << 16);
         int batches = 2 * depth + (int)kit_rand_int(-1, 1); /* at or beside a multiple of the depth, >= depth */
+        int depth2 = (int)kit_rand_int(1, MAX_DEPTH), batches2 = 2 * depth2 + 1;
         kit_held before = kit_held_now();
         wl_create(&w, items, 0, 0, 0);
-        lab_result *res = pinned_results(batches);
+        wl_create(&w2, items2, 0, 0, 0);
+        lab_result *res = pinned_results(batches), *res2 = pinned_results(batches2);
         lab_pipe *p = new_pipe(w.items, depth);
-        lab_job j = wl_job(&w, batches, res);
+        lab_pipe *q = new_pipe(w2.items, depth2); /* pipes are independent (lab.h): two alive at once */
+        lab_job j = wl_job(&w, batches, res), j2 = wl_job(&w2, batches2, res2);
+        char other[160];
+        snprintf(other, sizeof other, "a second pipe (%zu items, depth %d) alive beside a pipe of %zu items, depth %d",
+                 items2, depth2, items, depth);
         run_poisoned(p, &j);
+        run_poisoned(q, &j2);
+        expect_results(&w2, &j2, NULL, -1, -1, other);
         cr_assert(w.produced == batches && w.out_of_order == 0,
                   "depth %d, %d batches of %zu items: produce was called %d times (%d of them out of order); call it "
                   "once per batch, for batch 0, 1, 2, ...",
@@ -265,12 +425,24 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
                       "work (the driver stages it through a pinned buffer of its own); allocate it with "
                       "cudaMallocHost",
                       depth, k);
+        expect_results(&w, &j, NULL, -1, -1, "beside a second pipe");
         lab_pipe_destroy(p);
+        snprintf(what, sizeof what, "%s, after the first was destroyed (each pipe's buffers, streams and events are "
+                 "its own: keep them in struct lab_pipe, not in variables shared by all pipes)", other);
+        j2 = wl_job(&w2, batches2, res2);
+        run_poisoned(q, &j2);
+        expect_results(&w2, &j2, NULL, -1, -1, what);
+        lab_pipe_destroy(q);
         XL_CHECK(cudaFreeHost(res));
+        XL_CHECK(cudaFreeHost(res2));
         wl_destroy(&w);
+        wl_destroy(&w2);
         snprintf(what, sizeof what,
-                 "lab_pipe_create(%zu items, depth %d), lab_pipe_run of %d batches and lab_pipe_destroy right after it",
-                 items, depth, batches);
+                 "lab_pipe_create(%zu items, depth %d) and a second lab_pipe_create(%zu items, depth %d) alive at "
+                 "once, runs of each, and each lab_pipe_destroy right after its last run (each pipe must release "
+                 "what it made: keep its streams, events and buffers in struct lab_pipe, not in variables shared by "
+                 "all pipes)",
+                 items, depth, items2, depth2);
         kit_expect_released(before, what);
     }
 }
@@ -530,11 +702,11 @@ static void refill_compute(const uint32_t *dev, size_t items, lab_result *dev_re
 }
 
 XL_TEST(pipe, early_refill, 5, XL_GPU,
-        "a host buffer is refilled as soon as its copy in has read it, while its batch still computes (depth 2 and "
-        "one of 3 to 8; batch 0's stream held up 60 ms after its kernel)", 15)
+        "a host buffer is refilled as soon as its copy in has read it, while its batch still computes (depths 1, 2 "
+        "and one of 3 to 8; batch 0's stream held up 60 ms after its kernel)", 15)
 {
-    int depths[2] = {2, (int)kit_rand_int(3, MAX_DEPTH)};
-    for (int k = 0; k < 2; k++) {
+    int depths[3] = {1, 2, (int)kit_rand_int(3, MAX_DEPTH)}; /* depth 1 too: its one buffer refills as early */
+    for (int k = 0; k < 3; k++) {
         wl_ctx w;
         refill_run r = {&w, depths[k], NULL, -1};
         int batches = r.depth + 1;
@@ -555,7 +727,8 @@ XL_TEST(pipe, early_refill, 5, XL_GPU,
                   "depth %d: produce for batch %d (the next to use batch 0's host buffer) was called only after batch "
                   "0's kernel, and the 60 ms the kit held its stream up, had finished. The host waited for more than "
                   "the copy in: record the slot's \"host buffer free\" event right after the copy in, before the "
-                  "kernel, so that the host refills the buffer while the GPU still computes",
+                  "kernel, so that the host refills the buffer while the GPU still computes (at every depth, 1 "
+                  "included)",
                   r.depth, r.depth);
         lab_pipe_destroy(p);
         XL_CHECK(cudaFreeHost(res));

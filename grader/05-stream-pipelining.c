@@ -4,7 +4,10 @@
  * in two runs one early chunk's kernel is held back 25 ms on its stream so that it finishes last. The issue order
  * is read from the copies the run asked for (common/copylog.h) and the grader's own launcher, which notes where
  * each kernel falls among them: depth-first and breadth-first each have one exact order, and chunk c goes on
- * stream c mod S, over 1 to 32 streams, chunk sizes from 1 word and lengths at multiples of a chunk and +-1.
+ * stream c mod S (the same stream in every run), over 1 to 32 streams, chunk sizes from 1 word and lengths at
+ * multiples of a chunk and +-1; no stream waits for another's event, a kernel's buffers in and out do not overlap,
+ * and chunks on different streams share no device memory; two pipelines alive at once share nothing, and one keeps
+ * working once the other is destroyed. Every refused create says why in one line on stderr.
  * Overlap is read from a trace of the student's own run: every cudaMemcpyAsync is recorded on its stream (the
  * grader is linked with --wrap=cudaMemcpyAsync, common/tracecopy.c) and every kernel by the kit's launcher.
  * Speed is an efficiency against the kit's sequential run and an ideal that respects the link's duplex limit,
@@ -146,6 +149,15 @@ typedef struct {
     int blocking;        /* a cudaMemcpy, not cudaMemcpyAsync */
 } step;
 
+/* What the runs of one pipeline showed: its stream number i (0 to streams - 1) is the stream chunk i went on, in
+ * every run; din, dout and bytes: where the latest run's chunk i read and wrote on the device. */
+typedef struct {
+    cudaStream_t s[32];
+    const char *din[32], *dout[32];
+    size_t bytes[32];
+    int known; /* stream numbers seen so far, 0 to known - 1 */
+} pipe_seen;
+
 /* What a run was asked to do, for checking and for messages. */
 typedef struct {
     lab_order order;
@@ -153,7 +165,9 @@ typedef struct {
     size_t chunk, items;
     const uint32_t *in;
     uint32_t *out;
-    char what[192];
+    char what[256];
+    pipe_seen *seen; /* the pipeline's, kept across its runs */
+    const char *note; /* added to what: which pipeline, when two are alive; NULL: nothing */
 } run_spec;
 
 /* chunk_words - how many words chunk c of r holds */
@@ -161,6 +175,13 @@ static size_t chunk_words(const run_spec *r, size_t c)
 {
     size_t first = c * r->chunk;
     return r->items - first < r->chunk ? r->items - first : r->chunk;
+}
+
+/* overlaps - 1 when the na bytes at a and the nb bytes at b share one */
+static int overlaps(const char *a, size_t na, const char *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + nb && y < x + na;
 }
 
 /* describe - one step as the student asked for it, in words of in and out */
@@ -300,12 +321,88 @@ static void expect_issue_order(const run_spec *r, const step *st, int nst)
                           "%d streams created and used?",
                           r->what, e, c, r->streams, r->streams);
     }
+    /* device memory: a kernel writes no word it reads, and chunks on different streams (less than S apart) share
+     * none, since nothing orders one stream's copies before another's kernel */
+    static const char *const buf[] = {"device buffer in", "device buffer out"};
+    for (size_t c = 0; c < chunks; c++) {
+        size_t bc = chunk_words(r, c) * sizeof(uint32_t);
+        const char *mc[2] = {din_of[c], dout_of[c]};
+        cr_assert(overlaps(mc[0], bc, mc[1], bc) == 0,
+                  "%s: chunk %zu's kernel reads %zu bytes at %p and writes them at %p, which overlap: lab_kernel "
+                  "reads dev_in and writes dev_out, two separate buffers (f is not computed in place)",
+                  r->what, c, bc, (const void *)mc[0], (const void *)mc[1]);
+        for (size_t e = c >= S ? c - S + 1 : 0; e < c; e++) {
+            size_t be = chunk_words(r, e) * sizeof(uint32_t);
+            const char *me[2] = {din_of[e], dout_of[e]};
+            for (int x = 0; x < 2; x++)
+                for (int y = 0; y < 2; y++)
+                    cr_assert(overlaps(me[x], be, mc[y], bc) == 0,
+                              "%s: chunks %zu and %zu, on different streams, share device memory: chunk %zu's %s (%zu "
+                              "bytes at %p) overlaps chunk %zu's %s (%zu bytes at %p). Each stream has device buffers "
+                              "of its own: nothing orders one stream's copies after another stream's kernel",
+                              r->what, e, c, e, buf[x], be, (const void *)me[x], c, buf[y], bc, (const void *)mc[y]);
+        }
+    }
+    /* the pipeline's streams, numbered by the chunks: chunk c on its stream c mod S in every run */
+    pipe_seen *m = r->seen;
+    for (size_t c = 0; m && c < chunks && c < S; c++) {
+        if ((int)c < m->known)
+            cr_assert(stream_of[c] == m->s[c],
+                      "%s: chunk %zu went on another stream than in this pipeline's earlier runs: chunk c goes on the "
+                      "pipeline's stream c mod streams, the same stream in every run (does something carry over from "
+                      "one run to the next, or from another pipeline?)",
+                      r->what, c);
+        else
+            m->s[c] = stream_of[c], m->known = (int)c + 1;
+        m->din[c] = din_of[c], m->dout[c] = dout_of[c], m->bytes[c] = chunk_words(r, c) * sizeof(uint32_t);
+    }
+}
+
+/* stream_number - s's number in r's pipeline (the chunk that first went on it), or -1 */
+static int stream_number(const run_spec *r, cudaStream_t s)
+{
+    for (int i = 0; r->seen && i < r->seen->known; i++)
+        if (r->seen->s[i] == s)
+            return i;
+    return -1;
+}
+
+/* expect_streams_independent - no stream waits for another's work: every cudaStreamWaitEvent among the n recorded
+ * calls (common/synclog.h) waits for an event last recorded, in this run, on the stream that waits (such a wait
+ * holds nothing up) or not at all in this run (the last run waited for every stream before it returned) */
+static void expect_streams_independent(const run_spec *r, const xl_sync_rec *recs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (recs[i].kind != XL_SYNC_WAIT_EVENT)
+            continue;
+        int j = i - 1;
+        while (j >= 0 && !(recs[j].kind == XL_SYNC_RECORD && recs[j].event == recs[i].event))
+            j--;
+        if (j < 0 || kit_same_stream(recs[j].stream, recs[i].stream))
+            continue;
+        int w = stream_number(r, recs[i].stream), e = stream_number(r, recs[j].stream);
+        char ws[64], es[64];
+        if (w >= 0)
+            snprintf(ws, sizeof ws, "its stream %d", w);
+        else
+            snprintf(ws, sizeof ws, "stream %p", (void *)recs[i].stream);
+        if (e >= 0)
+            snprintf(es, sizeof es, "its stream %d", e);
+        else
+            snprintf(es, sizeof es, "stream %p", (void *)recs[j].stream);
+        cr_fatal("%s: lab_pipeline_run made %s wait (cudaStreamWaitEvent) for an event recorded on %s: chunks on "
+                 "different streams never wait for each other. A stream's own order keeps its chunk's copy in, kernel "
+                 "and copy out in sequence (and the GPU runs one kit kernel at a time by itself); a wait between "
+                 "streams makes every chunk after a slow one wait for it too",
+                 r->what, ws, es);
+    }
 }
 
 /* run_checked - one run of r on p, fresh input, poisoned output, chunk `hold`'s kernel (-1: none) held back:
- * every word right as soon as lab_pipeline_run returns, then the issue order and the streams, nothing more
- * held after the run than before it (an event or stream made in the run and never released), and no wait for the
- * whole device or the legacy stream among those it asked for (common/synclog.h) */
+ * every word right as soon as lab_pipeline_run returns, then the issue order, the streams (as in p's earlier runs)
+ * and the device buffers, nothing more held after the run than before it (an event or stream made in the run and
+ * never released), and among the waits it asked for (common/synclog.h) none for the whole device or the legacy
+ * stream, and none of one of its streams for another */
 static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *out, int hold)
 {
     static xl_copy_rec copies[MAX_STEPS];
@@ -319,6 +416,8 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
         snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what),
                  ", chunk %d held back %.0f ms on its stream (stream %d of %d) so that it finishes last", hold,
                  HOLD_NS * 1e-6, hold % r->streams, r->streams);
+    if (r->note)
+        snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what), ", %s", r->note);
     xl_fill_random(in, r->items * sizeof(uint32_t), xl_fresh_seed());
     xl_poison(out, (r->items + 16) * sizeof(uint32_t));
     rk.n = 0, rk.foreign = 0, rk.hold = hold;
@@ -338,12 +437,35 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
     expect_issue_order(r, steps, steps_of(copies, ncopies, rk.recs, rk.n, steps));
     /* lab.h: it waits for this pipeline's streams only, in either order */
     kit_expect_no_device_sync(syncs, nsyncs < MAX_STEPS ? nsyncs : MAX_STEPS, r->what);
+    expect_streams_independent(r, syncs, nsyncs < MAX_STEPS ? nsyncs : MAX_STEPS);
+}
+
+/* expect_apart - pipelines a and b, both alive, share no stream and no device memory (what they showed in their
+ * latest runs, each of which used all its streams); what names them */
+static void expect_apart(const pipe_seen *a, const pipe_seen *b, const char *what)
+{
+    for (int i = 0; i < a->known; i++)
+        for (int j = 0; j < b->known; j++) {
+            cr_assert(a->s[i] != b->s[j],
+                      "%s: the second pipeline's stream %d is the first's stream %d: each pipeline has streams of its "
+                      "own (is something kept in a static or global variable, shared by every pipeline?)",
+                      what, j, i);
+            const char *ma[2] = {a->din[i], a->dout[i]}, *mb[2] = {b->din[j], b->dout[j]};
+            for (int x = 0; x < 2; x++)
+                for (int y = 0; y < 2; y++)
+                    cr_assert(overlaps(ma[x], a->bytes[i], mb[y], b->bytes[j]) == 0,
+                              "%s: the second pipeline's stream %d uses device memory at %p that the first's stream %d "
+                              "uses too (at %p): each pipeline has device buffers of its own (is something kept in a "
+                              "static or global variable?)",
+                              what, j, (const void *)mb[y], i, (const void *)ma[x]);
+        }
 }
 
 /* check_order - for 1, 3, 4, 32 and a random 3 to 8 streams with random chunk sizes, and a random 1 to 32 streams
  * with chunks of 1 word: exact results right away, the issue order of `order` and the streams, for lengths at
  * exact multiples of the chunk, one word more or less, under one chunk and over several rounds; twice, a chunk
- * held back to finish last */
+ * held back to finish last; then two pipelines alive at once, run in turn, the first destroyed before the second's
+ * last run */
 static void check_order(lab_order order)
 {
     enum { MAX_WORDS = 1 << 21, NITEMS = 6 };
@@ -375,20 +497,119 @@ static void check_order(lab_order order)
     uint32_t *in = host_array(MAX_WORDS), *out = host_array(MAX_WORDS);
     rk.kit = wl_kernel(&rk.kc);
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
+        pipe_seen seen = {0};
         lab_pipeline *p = new_pipeline(configs[i].chunk, configs[i].streams);
         for (int j = 0; j < NITEMS && configs[i].items[j]; j++) {
-            run_spec r = {order, configs[i].streams, configs[i].chunk, configs[i].items[j], NULL, NULL, ""};
+            run_spec r = {order, configs[i].streams, configs[i].chunk, configs[i].items[j], NULL, NULL, "", &seen, NULL};
             run_checked(p, &r, in, out, j == configs[i].hold_at ? configs[i].hold : -1);
         }
         lab_pipeline_destroy(p);
     }
+    /* two pipelines alive at once, run in turn: each on streams and buffers of its own, and the second keeps working
+     * once the first is destroyed; together they leave nothing held. Each run uses every stream (1 to 3 rounds). */
+    int ns[2] = {(int)kit_rand_int(1, 32), (int)kit_rand_int(1, 32)};
+    size_t nc[2] = {(size_t)kit_rand_int(1, 4096), (size_t)kit_rand_int(1, 4096)};
+    pipe_seen seen[2];
+    memset(seen, 0, sizeof seen);
+    lab_pipeline *two[2] = {NULL, NULL};
+    static const char *const notes[] = {
+        "the first of two pipelines alive at once", "the second of two pipelines alive at once",
+        "the first of two pipelines alive at once, run again after the second", "the second of two pipelines, "
+        "run after the first was destroyed"};
+    static const int plan[] = {0, 1, 0, -1, 1}; /* run pipeline 0, 1, 0 again; -1: destroy pipeline 0 */
+    char what[256];
+    snprintf(what, sizeof what, "%s runs of two pipelines alive at once, (%zu words, %d streams) then (%zu words, %d "
+             "streams)", order == LAB_DEPTH_FIRST ? "depth-first" : "breadth-first", nc[0], ns[0], nc[1], ns[1]);
+    kit_held h = kit_held_now();
+    for (size_t t = 0, runs = 0; t < sizeof plan / sizeof plan[0]; t++) {
+        int w = plan[t];
+        if (w < 0) {
+            lab_pipeline_destroy(two[0]);
+            two[0] = NULL;
+            continue;
+        }
+        if (!two[w])
+            two[w] = new_pipeline(nc[w], ns[w]);
+        size_t full = nc[w] * (size_t)ns[w];
+        run_spec r = {order, ns[w], nc[w], (size_t)kit_rand(full, 3 * full + 1), NULL, NULL, "", &seen[w],
+                      notes[runs++]};
+        run_checked(two[w], &r, in, out, -1);
+        if (t == 1)
+            expect_apart(&seen[0], &seen[1], what);
+    }
+    lab_pipeline_destroy(two[1]);
+    kit_expect_released(h, what);
     lab_host_free(in);
     lab_host_free(out);
 }
 
 /* ===== Part A: the pipeline ===== */
 
-KIT_CREATE_ATTEMPT(pipeline_attempt, lab_pipeline_create, lab_pipeline_destroy)
+/* create_said - lab_pipeline_create(chunk_items, streams) with its stderr captured, then passed on: what it returned;
+ * *lines, the lines it wrote (1 where stderr could not be captured), and said, their text */
+static lab_pipeline *create_said(size_t chunk_items, int streams, int *lines, char *said, size_t len)
+{
+    int saved = kit_capture_begin();
+    lab_pipeline *p = lab_pipeline_create(chunk_items, streams);
+    *lines = kit_capture_end(saved, said, len);
+    if (saved < 0)
+        *lines = 1;
+    fputs(said, stderr);
+    return p;
+}
+
+/* expect_one_line - a create described by call returned NULL having written lines lines, said: lab.h asks for a
+ * message, and a message is one line */
+static void expect_one_line(int lines, const char *said, const char *call)
+{
+    cr_assert(lines > 0, "%s returned NULL without a word on stderr: lab.h asks for NULL with a message, so that the "
+              "caller knows why (one line saying what was wrong, e.g. with fprintf(stderr, ...))", call);
+    cr_assert(lines == 1, "%s returned NULL and wrote %d lines on stderr (\"%.300s\"): a message is one line saying "
+              "what was wrong", call, lines, said);
+}
+
+/* expect_create_refused - lab_pipeline_create(chunk_items, streams) returns NULL with one line on stderr; why says
+ * which rule of lab.h the arguments break */
+static void expect_create_refused(size_t chunk_items, int streams, const char *why)
+{
+    char said[512], call[128];
+    int lines;
+    lab_pipeline *p = create_said(chunk_items, streams, &lines, said, sizeof said);
+    if (p)
+        lab_pipeline_destroy(p);
+    snprintf(call, sizeof call, "lab_pipeline_create(%zu words, %d streams)", chunk_items, streams);
+    cr_assert(p == NULL, "%s returned a pipeline: it must return NULL (%s)", call, why);
+    expect_one_line(lines, said, call);
+}
+
+/* What pipeline_attempt saw: the first create that returned NULL with other than one line on stderr. */
+static struct {
+    long calls; /* attempts so far: in kit_expect_create_failures' sweep, attempt k + 1 has create k + 1 failing */
+    long bad;   /* that attempt's number; 0: none yet */
+    int lines;
+    char said[320];
+} attempt_said;
+
+/* pipeline_attempt - kit_expect_create_failures' attempt (ctx a kit_create_args): lab_pipeline_create, its stderr
+ * captured, then lab_pipeline_destroy of what it returned; 1 when it returned NULL (noted in attempt_said unless it
+ * wrote one line), else 0 */
+static int pipeline_attempt(void *ctx)
+{
+    const kit_create_args *a = ctx;
+    char said[sizeof attempt_said.said];
+    int lines;
+    attempt_said.calls++;
+    lab_pipeline *p = create_said(a->size, a->count, &lines, said, sizeof said);
+    if (p) {
+        lab_pipeline_destroy(p);
+        return 0;
+    }
+    if (lines != 1 && !attempt_said.bad) {
+        attempt_said.bad = attempt_said.calls, attempt_said.lines = lines;
+        memcpy(attempt_said.said, said, sizeof said);
+    }
+    return 1;
+}
 KIT_ALLOC_ATTEMPT(host_alloc_attempt, lab_host_alloc, lab_host_free)
 
 /* The creates lab_pipeline_create must refuse, and the runs lab_pipeline_run must refuse or make. */
@@ -452,9 +673,10 @@ static int good_runs(void *ctx)
 }
 
 XL_TEST(pipeline, arguments, 5, XL_GPU,
-        "lab_pipeline_create and lab_pipeline_run refuse bad arguments (NULL, -1), 0 words is fine; create and destroy "
+        "lab_pipeline_create and lab_pipeline_run refuse bad arguments (NULL, -1; the create with one line on stderr), "
+        "0 words is fine; create and destroy "
         "(right after a run) leave nothing held; a create or lab_host_alloc that runs out of memory at any step "
-        "returns NULL holding nothing, with no error left",
+        "returns NULL with one line on stderr, holding nothing, with no error left",
         20)
 {
     wl_kernel_ctx kc = {0};
@@ -464,16 +686,18 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     char what[256];
     XL_CHECK(cudaFree(0));
     kit_held h0 = kit_held_now();
-    cr_assert(lab_pipeline_create(0, s_ok) == NULL, "lab_pipeline_create(0 words, %d streams) must return NULL", s_ok);
-    cr_assert(lab_pipeline_create(c_ok, 0) == NULL, "lab_pipeline_create(%zu, 0 streams) must return NULL", c_ok);
-    cr_assert(lab_pipeline_create(c_ok, -1) == NULL, "lab_pipeline_create(%zu, -1 streams) must return NULL", c_ok);
-    cr_assert(lab_pipeline_create(c_ok, 33) == NULL, "lab_pipeline_create(%zu, 33 streams) must return NULL", c_ok);
-    cr_assert(lab_pipeline_create(c_ok, s_bad) == NULL, "lab_pipeline_create(%zu, %d streams) must return NULL", c_ok,
-              s_bad);
+    /* each refusal with one line on stderr (lab.h: NULL, with a message) */
+    expect_create_refused(0, s_ok, "lab.h: chunk_items >= 1");
+    expect_create_refused(c_ok, 0, "lab.h: 1 to 32 streams");
+    expect_create_refused(c_ok, -1, "lab.h: 1 to 32 streams");
+    expect_create_refused(c_ok, 33, "lab.h: 1 to 32 streams");
+    expect_create_refused(c_ok, s_bad, "lab.h: 1 to 32 streams");
     /* sizes no machine holds: 2^61 words (8 EiB), and a count whose bytes wrap past 2^64 to a few KiB */
     size_t huge[2] = {(size_t)1 << 61, kit_wrapping_count(sizeof(uint32_t))};
     for (int i = 0; i < 2; i++) {
-        lab_pipeline *p = lab_pipeline_create(huge[i], s_ok);
+        char said[512];
+        int lines;
+        lab_pipeline *p = create_said(huge[i], s_ok, &lines, said, sizeof said);
         if (p)
             lab_pipeline_destroy(p);
         cr_assert(p == NULL, "lab_pipeline_create(%zu words, %d streams) returned a pipeline: that is %s bytes a "
@@ -483,6 +707,8 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
         cr_assert(left == cudaSuccess, "lab_pipeline_create(%zu words) returned NULL but left %s for the next "
                   "cudaGetLastError to find: where you handle a failed call, clear its error", huge[i],
                   cudaGetErrorName(left));
+        snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams), out of device memory", huge[i], s_ok);
+        expect_one_line(lines, said, what);
     }
     kit_expect_released(h0, "lab_pipeline_create refused bad arguments and sizes no GPU holds");
     /* each refusal, repeated: a few hundred bytes malloc'd and not freed on the way out are under KIT_HEAP_SLACK once,
@@ -500,7 +726,13 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     lab_pipeline_destroy(NULL);
     kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 8)};
     snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams)", z.size, z.count);
+    attempt_said.calls = attempt_said.bad = 0;
     long made = kit_expect_create_failures(pipeline_attempt, &z, what); /* out of memory at each create in turn */
+    if (attempt_said.bad) {
+        snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams), with its create number %ld (a stream "
+                 "or a device buffer) failing as out of memory,", z.size, z.count, attempt_said.bad);
+        expect_one_line(attempt_said.lines, attempt_said.said, what);
+    }
     cr_assert(made >= 2L * z.count, "%s made %ld allocations and streams: it needs a stream and device buffers "
               "for each of its streams", what, made);
     size_t host_bytes = (size_t)kit_rand_int(1, 1 << 20);
@@ -611,8 +843,9 @@ XL_TEST(pipeline, pinned_host, 5, XL_GPU,
 }
 
 XL_TEST(results, depth_first, 10, XL_GPU,
-        "depth-first: every word exact as soon as the run returns, issued chunk by chunk, chunk c on stream c mod S; "
-        "1 to 32 streams, chunks of 1 word up, lengths at multiples of a chunk and +-1",
+        "depth-first: every word exact as soon as the run returns, issued chunk by chunk, chunk c on stream c mod S "
+        "in every run, no stream waiting for another, each with its own buffers in and out; 1 to 32 streams, chunks "
+        "of 1 word up, lengths at multiples of a chunk and +-1; two pipelines alive at once",
         60)
 {
     check_order(LAB_DEPTH_FIRST);
@@ -620,7 +853,8 @@ XL_TEST(results, depth_first, 10, XL_GPU,
 
 XL_TEST(results, breadth_first, 10, XL_GPU,
         "breadth-first: every word exact as soon as the run returns, issued round by round of S chunks, chunk c on "
-        "stream c mod S; 1 to 32 streams, chunks of 1 word up, lengths at multiples of a chunk and +-1",
+        "stream c mod S in every run, no stream waiting for another, each with its own buffers in and out; 1 to 32 "
+        "streams, chunks of 1 word up, lengths at multiples of a chunk and +-1; two pipelines alive at once",
         60)
 {
     check_order(LAB_BREADTH_FIRST);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -37,6 +38,20 @@ XL_LAB("06", "pinning");
 /* Each planted mutant loses its target: pageable first, the peak; aliasing, not pinned; no unregister and a
  * leaked buffer, the leak test; an unchecked or page-rounded registration, bad input. The reference's figures and
  * margins on the H100 and H200: refdata/stability/ (docs/instructors.md's table). */
+
+/* ===== free, watched: memory freed while it is still page-locked =====
+ * This grader's free replaces the C library's for the whole process (it hands every block to glibc's own
+ * __libc_free) and, while unpin below runs lab_unpin, notes a block freed while a pinned allocation or registration
+ * (common/pincount) still holds it: for that moment the driver keeps locked pages that malloc may hand out again. */
+extern void __libc_free(void *p);
+static volatile int watching_frees;
+static void *volatile freed_pinned; /* the first block freed while still page-locked, since the watch began */
+void free(void *p)
+{
+    if (watching_frees && p && !freed_pinned && xl_pinned_flags(p) != ~0u)
+        freed_pinned = p;
+    __libc_free(p);
+}
 
 /* The three methods and registration, by name. */
 typedef int (*pin_fn)(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);
@@ -107,8 +122,8 @@ static void expect_breakeven(const breakeven_case *c, const char *why)
 }
 
 XL_TEST(cost, breakeven, 10, XL_CPU,
-        "lab_breakeven: transfers until pinning pays for itself, at exact multiples of the saving, +-1e-6 ms around "
-        "them, random cases and the edge cases",
+        "lab_breakeven: transfers until pinning pays for itself, at exact multiples of the saving, +-1e-6 ms and "
+        "one double around them, random cases and the edge cases",
         5)
 {
     /* Times that are exact in binary floating point, however the saving is computed: 1e9 bytes take 100 ms at
@@ -143,6 +158,7 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
         {{500, 64000000, 55, 7, 63}, "500 / 7.98 = 62.7 transfers"},
         {{3000, 1000000000, 0.5, 0.25, 2}, "rates under 1 GB/s are rates too: 3000 / 2000 = 1.5 transfers"},
         {{1e-9, 1000000000, 50, 10, 1}, "any cost above 0 needs at least one transfer"},
+        {{1e-300, 1000000000, 50, 10, 1}, "any cost above 0, 1e-300 ms too, needs at least one transfer"},
         {{0, 1000000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once: 0"},
         {{-5, 1000000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once: 0"},
         {{-0.5, 1000000, 50, 10, 0}, "pin_ms <= 0 is paid back at once, a fraction of a ms below 0 too: 0"},
@@ -206,6 +222,36 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
                  saved, c.pin_ms, saved, c.pin_ms / saved);
         expect_breakeven(&c, why);
     }
+    /* Exact boundaries, random: pin_ms an exact multiple k of a saving that every formula computes exactly, then the
+     * next double above it (k transfers fall short by a hair: k + 1) and below it (k). k up to 4096 in most cases,
+     * where a slack of 1e-12 transfers is larger than one unit in the last place; up to 2^40 in the others */
+    static const breakeven_case exact_saving[] = {
+        {0, 1000000000, 50, 10, 80},  {0, 1000000000, 40, 8, 100}, {0, 1000000000, 20, 10, 50},
+        {0, 1000000000, 50, 25, 20},  {0, 500000000, 50, 10, 40},  {0, 2000000000, 50, 10, 160},
+        {0, 1000000000, 0.5, 0.25, 2000},
+    }; /* want holds the saving per transfer, in ms */
+    for (int i = 0; i < 8; i++) {
+        breakeven_case c = exact_saving[kit_rand_int(0, (long)(sizeof exact_saving / sizeof exact_saving[0]) - 1)];
+        double saved = c.bytes * 1e-6 / c.pageable - c.bytes * 1e-6 / c.pinned;
+        cr_assert(saved == (double)c.want, "the grader's own saving is off (%.17g ms); run it again", saved);
+        long k = kit_rand_int(1, i < 6 ? 4096 : 1L << 40);
+        double at = saved * (double)k;
+        static const char *how[3] = {"an exact multiple of the saving: exactly that many transfers pay it back",
+                                     "the next double above a multiple of the saving (one unit in the last place): "
+                                     "that many transfers fall short by a hair, so one more is needed (the smallest n "
+                                     "is exact: no slack, no epsilon)",
+                                     "the next double below a multiple of the saving: that multiple is enough"};
+        double pins[3] = {at, nextafter(at, INFINITY), nextafter(at, 0)};
+        long wants[3] = {k, k + 1, k};
+        for (int j = 0; j < 3; j++) {
+            char why[320];
+            c.pin_ms = pins[j];
+            c.want = wants[j];
+            cr_assert(ceil(c.pin_ms / saved) == (double)c.want, "the grader's own boundary case is off; run it again");
+            snprintf(why, sizeof why, "each transfer saves %.10g ms and pin_ms %.17g is %s", saved, c.pin_ms, how[j]);
+            expect_breakeven(&c, why);
+        }
+    }
 }
 
 /* ===== Part B: each method gives pinned, intact data that copies at the pinned rate ===== */
@@ -228,6 +274,22 @@ static const char *method_name(lab_method m)
     case LAB_REGISTERED: return "LAB_REGISTERED";
     }
     return "no method";
+}
+
+/* unpin - lab_unpin(b), watched: it must not free memory while that memory is still page-locked (lab.h) */
+static void unpin(lab_pinned *b)
+{
+    lab_method method = b ? b->method : (lab_method)0;
+    size_t bytes = b ? b->bytes : 0;
+    freed_pinned = NULL;
+    watching_frees = 1;
+    lab_unpin(b);
+    watching_frees = 0;
+    cr_assert(freed_pinned == NULL,
+              "lab_unpin of a %s buffer of %zu bytes called free(%p) while that memory was still page-locked: for "
+              "that moment the driver holds pages that malloc may give out again. lab.h: unregister it first "
+              "(cudaHostUnregister), then free it",
+              method_name(method), bytes, freed_pinned);
 }
 
 /* expect_basics - b is what fn gave for bytes: data of that length, out->method naming the method, equal to
@@ -348,7 +410,7 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
         xl_fill_random(want, n, f.seed);
         expect_basics(&b, n, want, method, fn);
         expect_device_writes(&b, dev, src, n, fn);
-        lab_unpin(&b);
+        unpin(&b);
         expect_unpinned_zero(&b, fn, n);
         snprintf(what, sizeof what, "%s on %zu bytes and lab_unpin", fn, n);
         kit_expect_released(before, what);
@@ -370,7 +432,7 @@ static void check_method(pin_fn pin, const char *fn, lab_method method)
               bytes);
     expect_one_fill(&f, bytes, fn);
     expect_good_buffer(&b, bytes, f.seed, method, fn);
-    lab_unpin(&b);
+    unpin(&b);
     expect_unpinned_zero(&b, fn, bytes);
 }
 
@@ -409,6 +471,15 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
     snprintf(what, sizeof what, "lab_register at page offset %zu", (size_t)((uintptr_t)data % page_bytes()));
     cr_assert(lab_register(data, bytes, &b) == 0, "%s on %zu bytes returned an error (see its message above)", what,
               bytes);
+    xl_pinned now = xl_pinned_now();
+    cr_assert(now.reg_bytes - before.pinned.reg_bytes == bytes,
+              "%s on %zu bytes registered %zu bytes with cudaHostRegister: lab.h asks for exactly [data, data + "
+              "bytes), not a byte more or less (the end pointer data + bytes is one past the last byte)",
+              what, bytes, now.reg_bytes - before.pinned.reg_bytes);
+    unsigned int flags = xl_pinned_flags(data);
+    cr_assert(flags == ~0u || (flags & cudaHostRegisterReadOnly) == 0,
+              "%s on %zu bytes registered the memory read-only (cudaHostRegisterReadOnly): lab.h promises memory the "
+              "GPU may copy into", what, bytes);
     cr_assert(b.data == data, "%s on %zu bytes gave data %p, not the caller's %p: it pins the caller's memory in place",
               what, bytes, b.data, (void *)data);
     if (dev) {
@@ -419,7 +490,7 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
         expect_device_writes(&b, dev, src, bytes, what);
     } else
         expect_good_buffer(&b, bytes, seed, LAB_REGISTERED, what);
-    lab_unpin(&b);
+    unpin(&b);
     expect_unpinned_zero(&b, what, bytes);
     cr_assert(0 == kit_is_pinned(data), "after lab_unpin the caller's memory is still registered as pinned (%s, %zu "
               "bytes)", what, bytes);
@@ -428,8 +499,8 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
 }
 
 XL_TEST(pin, register_unaligned, 5, XL_TIMED,
-        "lab_register pins a caller's buffer, 1 byte to 64 MiB, starting and ending mid-page or on page edges; "
-        "lab_unpin leaves it pageable",
+        "lab_register pins exactly a caller's buffer, 1 byte to 64 MiB, starting and ending mid-page, on page edges "
+        "or at the end of its mapping, not read-only; lab_unpin leaves it pageable",
         30)
 {
     size_t page = page_bytes();
@@ -448,6 +519,15 @@ XL_TEST(pin, register_unaligned, 5, XL_TIMED,
         register_one(data, lens[i], seed, dev, src);
     }
     free(region);
+    /* ranges that end where their mapping ends (the next page is no one's): a random size, then whole pages */
+    size_t tails[2] = {(size_t)kit_rand_int(1, SMALL_MAX), page * (size_t)kit_rand_int(1, 16)};
+    for (int i = 0; i < 2; i++) {
+        uint64_t seed = xl_fresh_seed();
+        unsigned char *data = kit_tail_guarded(tails[i]);
+        xl_fill_random(data, tails[i], seed);
+        register_one(data, tails[i], seed, dev, src);
+        kit_tail_guarded_free(data, tails[i]);
+    }
     free(src);
     XL_CHECK(cudaFree(dev));
     /* large: 64 MiB + a random part of a page, from a random offset inside a page, at the pinned rate */
@@ -483,7 +563,7 @@ static void expect_peak(pin_fn pin, const char *fn, const char *method, double l
     double m = (after.hwm_kib - before.rss_kib) * 1024.0 / PEAK_BYTES;
     xl_note("%s of 256 MiB (fill included): %.1f ms; peak resident memory rose by %.2fx the buffer", fn, ms, m);
     xl_results_row("peak", "method,bytes,peak_x", "%s,%zu,%.3f", method, (size_t)PEAK_BYTES, m);
-    lab_unpin(&b);
+    unpin(&b);
     cr_assert(m >= lo && m <= hi, "%s raised the peak by %.2fx the buffer; %s: %.2f to %.2fx", fn, m, why, lo, hi);
 }
 
@@ -529,7 +609,7 @@ XL_TEST(leaks, cycles, 10, XL_GPU,
             cr_assert(pins[m](bytes, fill_seeded, &f, &b) == 0,
                       "%s on %zu bytes failed in cycle %d of %d (see its message above)", names[m], bytes, c + 3,
                       CYCLES + 2);
-            lab_unpin(&b);
+            unpin(&b);
         }
         xl_pinned p1 = xl_pinned_now();
         cr_assert(xl_mem_read(&r1) == 0, "cannot read /proc/self/status");
@@ -559,6 +639,34 @@ static void expect_zeroed(const lab_pinned *b, const char *call)
               call, b->data, b->bytes, (int)b->method, b->base);
 }
 
+/* said_lines - ends the capture of stderr begun as saved (kit_capture_begin) around a call that returned -1 (call
+ * names it): lab.h asks for exactly one line there; the line is shown again on stderr, as without the capture */
+static void said_lines(int saved, const char *call)
+{
+    char said[1024];
+    int lines = kit_capture_end(saved, said, sizeof said);
+    fputs(said, stderr);
+    cr_assert(saved < 0 || lines == 1,
+              "%s returned -1 and wrote %d lines on stderr%s%.300s: lab.h asks for -1 with a one-line message saying "
+              "what was wrong (one fprintf(stderr, ...) ending in a newline), for bad arguments as for failed calls",
+              call, lines, lines ? ": " : "", said);
+}
+
+/* EXPECT_REFUSED - expr (a call of lab_pin_* or lab_register) must return -1 (else: call, then must) with exactly
+ * one line on stderr */
+#define EXPECT_REFUSED(expr, call, must)                                                                             \
+    do {                                                                                                             \
+        int saved_ = kit_capture_begin();                                                                            \
+        int rc_ = (expr);                                                                                            \
+        if (rc_ != -1) {                                                                                             \
+            char said_[1024];                                                                                        \
+            kit_capture_end(saved_, said_, sizeof said_);                                                            \
+            fputs(said_, stderr);                                                                                    \
+        }                                                                                                            \
+        cr_assert(rc_ == -1, "%s returned %d: %s", (call), rc_, (must));                                             \
+        said_lines(saved_, (call));                                                                                  \
+    } while (0)
+
 /* One method and size for pin_attempt_once. */
 typedef struct {
     pin_fn pin;
@@ -573,11 +681,16 @@ static int pin_attempt_once(void *ctx)
     fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
     lab_pinned b;
     memset(&b, 0x5A, sizeof b);
+    int saved = kit_capture_begin();
     if (a->pin(a->bytes, fill_seeded, &f, &b) != 0) {
+        said_lines(saved, a->name);
         expect_zeroed(&b, a->name);
         return 1;
     }
-    lab_unpin(&b);
+    char said[1024];
+    kit_capture_end(saved, said, sizeof said);
+    fputs(said, stderr);
+    unpin(&b);
     return 0;
 }
 
@@ -597,50 +710,66 @@ static int register_attempt_once(void *ctx)
     char call[96];
     snprintf(call, sizeof call, "lab_register on %zu bytes of the caller's", a->bytes);
     memset(&b, 0x5A, sizeof b);
+    int saved = kit_capture_begin();
     if (lab_register(a->data, a->bytes, &b) != 0) {
+        said_lines(saved, call);
         expect_zeroed(&b, call);
         cr_assert(0 == kit_is_pinned(a->data), "%s returned -1 but left the memory pinned", call);
         return 1;
     }
-    lab_unpin(&b);
+    char said[1024];
+    kit_capture_end(saved, said, sizeof said);
+    fputs(said, stderr);
+    unpin(&b);
     return 0;
 }
 
-/* expect_ranges_share_page - two ranges on one page that share no byte both register (CUDA counts
- * registrations by byte range), in either order of unpinning, and each unpin leaves the other pinned: first far
- * apart, then one byte apart inside one 8-byte word (so one cache line too), at a random offset */
+/* expect_ranges_share_page - two ranges that share no byte both register (CUDA counts registrations by byte range),
+ * in either order of unpinning, and each unpin leaves the other pinned: on one page far apart, then one byte apart
+ * inside one 8-byte word (so one cache line too), then touching (one ends where the other begins) on one page, and
+ * touching across a page edge with the later range registered first, at random offsets and lengths */
 static void expect_ranges_share_page(void)
 {
     size_t page = page_bytes();
-    unsigned char *pg = aligned_alloc(page, page);
-    cr_assert(pg != NULL, "the grader could not allocate a page");
+    unsigned char *pg = aligned_alloc(page, 2 * page);
+    cr_assert(pg != NULL, "the grader could not allocate two pages");
     size_t gap = 8 * (size_t)kit_rand_int(1, 60) + (size_t)kit_rand_int(1, 6); /* gap - 1 and gap + 1: one word */
     size_t la = (size_t)kit_rand_int(1, (long)gap), lb = (size_t)kit_rand_int(1, 200);
-    size_t at[2][2] = {{(size_t)kit_rand_int(0, 63), (size_t)kit_rand_int(128, (long)page - 64)}, {gap - la, gap + 1}};
-    size_t len[2][2] = {{64, 64}, {la, lb}};
+    size_t ta = (size_t)kit_rand_int(1, 200), tb = (size_t)kit_rand_int(1, 200);
+    size_t meet = (size_t)kit_rand_int((long)ta, (long)(page - tb)); /* [meet - ta, meet) and [meet, meet + tb) */
+    size_t ea = (size_t)kit_rand_int(1, 200), eb = (size_t)kit_rand_int(1, 200);
+    size_t at[4][2] = {{(size_t)kit_rand_int(0, 63), (size_t)kit_rand_int(128, (long)page - 64)},
+                       {gap - la, gap + 1},
+                       {meet - ta, meet},
+                       {page, page - ea}};
+    size_t len[4][2] = {{64, 64}, {la, lb}, {ta, tb}, {eb, ea}};
+    static const char *how[4] = {"on the same page, sharing no byte,", "sharing no byte but a cache line,",
+                                 "ending where it begins (sharing no byte),",
+                                 "beginning where it ends, across a page edge (sharing no byte),"};
     lab_pinned first, second;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 4; k++)
         for (int order = 0; order < 2; order++) {
             char what[320];
-            snprintf(what, sizeof what, "lab_register of [%zu, %zu) of a page where [%zu, %zu), sharing no byte%s, "
-                     "is registered (CUDA counts registrations by byte range: register exactly [data, data + bytes), "
-                     "not whole pages or cache lines)", at[k][1], at[k][1] + len[k][1], at[k][0],
-                     at[k][0] + len[k][0], k ? " but a cache line," : ",");
+            snprintf(what, sizeof what, "lab_register of [%zu, %zu) of a 2-page buffer where [%zu, %zu), %s is "
+                     "registered (CUDA counts registrations by byte range: register exactly [data, data + bytes), "
+                     "not whole pages or cache lines, not a byte more)", at[k][1], at[k][1] + len[k][1], at[k][0],
+                     at[k][0] + len[k][0], how[k]);
             xl_expect_ok(lab_register(pg + at[k][0], len[k][0], &first), "lab_register");
             xl_expect_ok(lab_register(pg + at[k][1], len[k][1], &second), what);
-            lab_unpin(order ? &first : &second);
+            unpin(order ? &first : &second);
             cr_assert(kit_is_pinned(pg + at[k][order ? 1 : 0]),
-                      "unpinning one of two ranges registered on the same page ([%zu, %zu) and [%zu, %zu)) undid the "
-                      "other registration", at[k][0], at[k][0] + len[k][0], at[k][1], at[k][1] + len[k][1]);
-            lab_unpin(order ? &second : &first);
+                      "unpinning one of two registered ranges that share no byte ([%zu, %zu) and [%zu, %zu)) undid "
+                      "the other registration", at[k][0], at[k][0] + len[k][0], at[k][1], at[k][1] + len[k][1]);
+            unpin(order ? &second : &first);
         }
     free(pg);
 }
 
 XL_TEST(bad, input, 10, XL_GPU,
-        "0 bytes, NULL, 1 PiB, sizes within a page of SIZE_MAX, bytes pinned twice, and pinning or registering that "
-        "runs out of memory give -1 with a message, out zeroed, nothing held (the malloc'd buffer of a method freed "
-        "too), no CUDA error; ranges sharing a page or a cache line but no byte both register; ctx NULL is valid",
+        "0 bytes, NULL, 1 PiB, sizes within a page of SIZE_MAX, bytes pinned twice, read-only memory, and pinning or "
+        "registering that runs out of memory give -1 with a one-line message, out zeroed, nothing held (the malloc'd "
+        "buffer of a method freed too), no CUDA error; ranges sharing a page, a cache line or an edge but no byte "
+        "both register; ctx NULL is valid",
         30)
 {
     static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
@@ -653,17 +782,18 @@ XL_TEST(bad, input, 10, XL_GPU,
     xl_pinned p0 = h0.pinned;
     for (int m = 0; m < 3; m++) {
         memset(&b, 0x5A, sizeof b);
-        cr_assert(pins[m](0, fill_seeded, &f, &b) == -1, "%s(0 bytes) must return -1", names[m]);
         snprintf(call, sizeof call, "%s(0 bytes)", names[m]);
+        EXPECT_REFUSED(pins[m](0, fill_seeded, &f, &b), call, "it must return -1");
         expect_zeroed(&b, call);
         memset(&b, 0x5A, sizeof b);
-        cr_assert(pins[m](4096, NULL, &f, &b) == -1, "%s with fill == NULL must return -1", names[m]);
         snprintf(call, sizeof call, "%s with fill == NULL", names[m]);
+        EXPECT_REFUSED(pins[m](4096, NULL, &f, &b), call, "it must return -1");
         expect_zeroed(&b, call);
-        cr_assert(pins[m](4096, fill_seeded, &f, NULL) == -1, "%s with out == NULL must return -1", names[m]);
+        snprintf(call, sizeof call, "%s with out == NULL", names[m]);
+        EXPECT_REFUSED(pins[m](4096, fill_seeded, &f, NULL), call, "it must return -1");
         memset(&b, 0x5A, sizeof b);
-        cr_assert(pins[m]((size_t)1 << 50, fill_seeded, &f, &b) == -1, "%s(1 PiB) must return -1", names[m]);
         snprintf(call, sizeof call, "%s(1 PiB)", names[m]);
+        EXPECT_REFUSED(pins[m]((size_t)1 << 50, fill_seeded, &f, &b), call, "it must return -1");
         expect_zeroed(&b, call);
         cr_assert(cudaGetLastError() == cudaSuccess, "%s(1 PiB) left a CUDA error pending", names[m]);
         /* sizes no system can give, within a page of SIZE_MAX: rounding them up to whole pages wraps past 0. The
@@ -672,35 +802,52 @@ XL_TEST(bad, input, 10, XL_GPU,
         for (int h = 0; h < 2 && pins[m] != lab_pin_at_alloc; h++) {
             memset(&b, 0x5A, sizeof b);
             snprintf(call, sizeof call, "%s(%zu bytes, SIZE_MAX - %zu)", names[m], huge[h], SIZE_MAX - huge[h]);
-            cr_assert(pins[m](huge[h], fill_seeded, &f, &b) == -1,
-                      "%s must return -1: no system can give that memory (does rounding it up to whole pages wrap "
-                      "past 0?)", call);
+            EXPECT_REFUSED(pins[m](huge[h], fill_seeded, &f, &b), call,
+                           "it must return -1: no system can give that memory (does rounding it up to whole pages "
+                           "wrap past 0?)");
             expect_zeroed(&b, call);
             cr_assert(cudaGetLastError() == cudaSuccess, "%s left a CUDA error pending", call);
         }
     }
     unsigned char *mem = kit_host_alloc(3 * 4096);
     memset(&b, 0x5A, sizeof b);
-    cr_assert(lab_register(NULL, 4096, &b) == -1, "lab_register(NULL, ...) must return -1");
+    EXPECT_REFUSED(lab_register(NULL, 4096, &b), "lab_register(NULL, 4096 bytes, out)", "it must return -1");
     expect_zeroed(&b, "lab_register(NULL, ...)");
     memset(&b, 0x5A, sizeof b);
-    cr_assert(lab_register(mem + 4096, 0, &b) == -1, "lab_register(data, 0 bytes, ...) must return -1");
+    EXPECT_REFUSED(lab_register(mem + 4096, 0, &b), "lab_register(data, 0 bytes, out)", "it must return -1");
     expect_zeroed(&b, "lab_register(data, 0 bytes, ...)");
-    cr_assert(lab_register(mem + 4096, 100, NULL) == -1, "lab_register with out == NULL must return -1");
+    EXPECT_REFUSED(lab_register(mem + 4096, 100, NULL), "lab_register(data, 100 bytes, NULL)", "it must return -1");
     cr_assert(0 == kit_is_pinned(mem + 4096), "a refused lab_register left the caller's memory pinned");
     lab_pinned first, second;
     xl_expect_ok(lab_register(mem + 4096, 100, &first), "lab_register");
     memset(&second, 0x5A, sizeof second);
-    cr_assert(lab_register(mem + 4096 + 10, 50, &second) == -1,
-              "registering pages that are already pinned must return -1 (CUDA says "
-              "cudaErrorHostMemoryAlreadyRegistered: check what cudaHostRegister returns)");
+    EXPECT_REFUSED(lab_register(mem + 4096 + 10, 50, &second),
+                   "lab_register(data + 10, 50 bytes) with [data, data + 100) registered",
+                   "registering bytes that are already pinned must return -1 (CUDA says "
+                   "cudaErrorHostMemoryAlreadyRegistered: check what cudaHostRegister returns)");
     expect_zeroed(&second, "lab_register of bytes that overlap a range already registered");
     cr_assert(cudaGetLastError() == cudaSuccess, "the refused registration left a CUDA error pending");
     cr_assert(kit_is_pinned(mem + 4096), "the refused second registration undid the first");
-    lab_unpin(&first);
+    unpin(&first);
     expect_ranges_share_page();
-    lab_unpin(&first); /* zeroed: does nothing */
-    lab_unpin(NULL);
+    /* memory the GPU could not copy into, a read-only mapping, at a random offset: -1 (never registered read-only) */
+    size_t page = page_bytes(), ro_off = (size_t)kit_rand_int(0, (long)page - 1);
+    size_t ro_n = (size_t)kit_rand_int(1, 64 << 10), ro_len = (ro_off + ro_n + page - 1) / page * page;
+    unsigned char *ro = mmap(NULL, ro_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(ro != MAP_FAILED, "the grader could not map %zu bytes of host memory", ro_len);
+    xl_fill_random(ro + ro_off, ro_n, xl_fresh_seed());
+    cr_assert(mprotect(ro, ro_len, PROT_READ) == 0, "the grader could not make its mapping read-only");
+    memset(&b, 0x5A, sizeof b);
+    snprintf(call, sizeof call, "lab_register(%zu bytes of a read-only mapping, PROT_READ)", ro_n);
+    EXPECT_REFUSED(lab_register(ro + ro_off, ro_n, &b), call,
+                   "it must return -1: the GPU could not copy into that memory, and lab.h promises pinned memory the "
+                   "GPU may copy into (never register it read-only, cudaHostRegisterReadOnly)");
+    expect_zeroed(&b, call);
+    cr_assert(cudaGetLastError() == cudaSuccess, "%s left a CUDA error pending", call);
+    cr_assert(0 == kit_is_pinned(ro + ro_off), "%s returned -1 but left the memory pinned", call);
+    munmap(ro, ro_len);
+    unpin(&first); /* zeroed: does nothing */
+    unpin(NULL);
     free(mem);
     xl_pinned p1 = xl_pinned_now();
     cr_assert(p1.allocations == p0.allocations && p1.registrations == p0.registrations,
@@ -722,7 +869,7 @@ XL_TEST(bad, input, 10, XL_GPU,
         cr_assert(rc == 0 && no_ctx_calls == 1 && no_ctx_seen == NULL,
                   "%s(%zu bytes, a fill, ctx NULL) returned %d after %d fill calls (ctx %p): ctx is the caller's, only "
                   "handed to fill unchanged, and NULL is valid", names[m], n, rc, no_ctx_calls, no_ctx_seen);
-        lab_unpin(&b);
+        unpin(&b);
     }
     /* registering that fails (out of memory, the locked-memory limit): -1, *out zeroed, the memory pageable */
     size_t off = (size_t)kit_rand_int(1, (long)page_bytes() - 1);

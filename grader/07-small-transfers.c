@@ -1,24 +1,27 @@
 /* 07-small-transfers.c - the grader of lab 07 (many small transfers). Course staff only.
  *
- * Piece lists are drawn fresh in every grading: none, one byte, every pair of host and device alignment (0 to 15
- * each), thousands of pieces, one piece of several MiB among small ones, pieces that fill the packer exactly,
- * totals at and beside multiples of LAB_TRIP_BYTES, empty pieces with and without pointers, host pieces pinned or
- * pageable. Each piece lies at its own place in a host and a device arena, in a different order on each side,
- * with poisoned guard bytes around it, and every arena is compared whole, so a byte written outside a piece is
- * found. Each call runs on a stream where the kit first queued milliseconds of work and then a memset (or a copy)
- * of the destinations, so work put on any other stream, the legacy one included, gives wrong bytes; the packed
- * path runs on the legacy stream too. Every call's copies are recorded (common/copylog.h; cudaMemcpyBatchAsync
- * counted apart), every host wait it asks for too (common/synclog.h: a batch call waits for nothing, a send for no
- * stream, a fetch for no stream but its own), and every CUDA create inside a call is made to fail
- * (common/faults.h), so a copy per piece, a copy from the caller's memory, pageable or write-combined staging, a
- * copy on another stream, a wait lab.h does not allow and an allocation per call are each found for certain. Staging reuse is made certain by a stream held up 5 ms while calls follow
- * one another, and by a blocking stream whose copies wait for the legacy stream while a call follows on another
- * stream (a wait for the call's own stream finds nothing to wait for). Speed is a ratio against the kit's loop,
- * plain packed path and batch call (labs/07-small-transfers/baseline.cu), measured interleaved in the same run,
- * every result's bytes checked.
+ * Piece lists are drawn fresh in every grading: none, one byte, every pair of host and device alignment (0 to 15 each),
+ * thousands of pieces, one piece of several MiB among small ones, pieces that fill the packer exactly, totals at and
+ * beside multiples of LAB_TRIP_BYTES, empty pieces with and without pointers, host pieces pinned or pageable. Each
+ * piece lies at its own place in a host and a device arena, in a different order on each side, with poisoned guard
+ * bytes around it, and every arena is compared whole, so a byte written outside a piece is found. Each call runs on a
+ * stream where the kit first queued milliseconds of work and then a memset (or a copy) of the destinations, so work put
+ * on any other stream, the legacy one included, gives wrong bytes; the packed path runs on the legacy stream too, and
+ * both paths on the per-thread default stream (cudaStreamPerThread). Every call's copies are recorded
+ * (common/copylog.h; cudaMemcpyBatchAsync counted apart), every host wait it asks for too (common/synclog.h: a batch
+ * call waits for nothing, a send for no stream, a fetch for no stream but its own), and every CUDA create inside a call
+ * is made to fail (common/faults.h), so a copy per piece, a copy from the caller's memory, pageable or write-combined
+ * staging, a copy on another stream, a wait lab.h does not allow and an allocation per call are each found for certain.
+ * Staging reuse is made certain by a stream held up 5 ms while calls follow one another, and by a blocking stream whose
+ * copies wait for the legacy stream while a call follows on another stream (a wait for the call's own stream finds
+ * nothing to wait for); a send is checked to return while every multiprocessor is still held (it waits for copies, not
+ * kernels), and four packers serve round trips from four host threads at once. Speed is a ratio against the kit's loop,
+ * plain packed path and batch call (labs/07-small-transfers/baseline.cu), measured interleaved in the same run, every
+ * result's bytes checked.
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +51,11 @@ XL_LAB("07", "small-transfers");
 #define BUSY_NS 3000000ull         /* GPU work queued on the stream before a call: 3 ms, and 1 ms more per MiB the */
 #define BUSY_NS_PER_MIB 1000000ull /* call moves, so that the call's host work ends first (packing: ~0.2 ms/MiB) */
 #define HOLD_NS 5000000ull         /* packed.reuse: the stream held up 5 ms while calls follow one another, */
-#define HOLD_LONG_NS 20000000ull   /* and 20 ms for a send on a second stream: its host work must not outlast it */
+#define HOLD_LONG_NS 20000000ull   /* and 20 ms for a send on a second stream: its host work must not outlast it; */
+#define HOLD_SM_NS 20000000ull     /* every multiprocessor held 20 ms while sends follow (their host work is < 1 ms) */
+#define TWINS 4                    /* packed.reuse: packers used at once, each from a host thread of its own, */
+#define TWIN_ROUNDS 200            /* for this many round trips each (a shared team run without turns was found in */
+                                   /* 20 of 28 gradings on an H100 with 40 to 600: more rounds did not help) */
 #define MAX_RECS 512               /* copies kept per call (more are counted) */
 #define MAX_SYNCS 4096             /* waits and event records kept per call (more are counted) */
 #define SHARED_PIECES 8192         /* the packer several lists of a test share */
@@ -757,7 +764,10 @@ static void describe(plist *l, int packed, cudaStream_t s)
     size_t used = strlen(l->what);
     snprintf(l->what + used, sizeof l->what - used, " (%zu byte%s in all), %s host memory, on %s", l->total,
              l->total == 1 ? "" : "s", l->pinned ? "pinned" : "pageable",
-             s == 0 ? "the legacy stream 0" : s == cudaStreamLegacy ? "cudaStreamLegacy" : "a stream of the kit's");
+             s == 0                     ? "the legacy stream 0"
+             : s == cudaStreamLegacy    ? "cudaStreamLegacy"
+             : s == cudaStreamPerThread ? "cudaStreamPerThread (the calling thread's default stream)"
+                                        : "a stream of the kit's");
     if (packed) {
         used = strlen(l->what);
         snprintf(l->what + used, sizeof l->what - used, ", a packer of %zu byte%s and %d piece%s", l->max_bytes,
@@ -834,7 +844,8 @@ static lab_packer *new_packer(size_t max_bytes, int max_pieces)
 }
 
 /* run_lists - every kind of list through lab_send_packed or lab_fetch_packed (which), host memory pinned and
- * pageable by turns, a third of them on the legacy stream (spelled 0 or cudaStreamLegacy); some on a packer the
+ * pageable by turns, a quarter of them on the legacy stream (spelled 0 or cudaStreamLegacy) and a quarter on the
+ * per-thread default stream (cudaStreamPerThread), the rest on a stream of the kit's; some on a packer the
  * lists share (its staging holds the last list's bytes), the others on a packer of their own, filled exactly where
  * the kind says */
 static void run_lists(int which)
@@ -843,12 +854,13 @@ static void run_lists(int which)
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
     lab_packer *shared = new_packer(ARENA_BYTES, SHARED_PIECES);
-    int flip = (int)kit_rand_int(0, 1), third = (int)kit_rand_int(0, 2);
+    int flip = (int)kit_rand_int(0, 1), quarter = (int)kit_rand_int(0, 3);
     for (int kind = 0; kind < L_KINDS; kind++) {
         plist l;
         shape(&l, kind);
         l.pinned = (kind + flip) & 1;
-        cudaStream_t st = (kind + third) % 3 ? s : kit_rand_int(0, 1) ? cudaStreamLegacy : 0;
+        int pick = (kind + quarter) % 4;
+        cudaStream_t st = pick == 0 ? (kit_rand_int(0, 1) ? cudaStreamLegacy : 0) : pick == 1 ? cudaStreamPerThread : s;
         place(&l, a.host[l.pinned], 0, a.dev, 0);
         lab_packer *p;
         if ((kind == L_ALIGN || kind == L_MEDIUM || kind == L_LARGE || kind == L_MANY) && kit_rand_int(0, 1)) {
@@ -1040,7 +1052,8 @@ static void expect_refused(int which, lab_packer *p, const lab_piece *pieces, in
 /* A valid list and the bad ones made from it, for the refusals. */
 typedef struct {
     plist v;          /* n = max_pieces pieces of 1 byte or more, total within max_bytes */
-    plist w;          /* max_pieces + 1 pieces, total within max_bytes */
+    plist w;          /* max_pieces + 1 pieces of 1 byte or more, total within max_bytes */
+    plist e;          /* max_pieces + 1 to 2 * max_pieces pieces, at most max_pieces of them with bytes */
     plist x;          /* 2 or more pieces whose total is max_bytes + 1 */
     plist y;          /* one piece of max_bytes + 1 bytes */
     lab_piece z[3];   /* a small piece and two whose bytes wrap past SIZE_MAX with it, to at most max_bytes */
@@ -1068,13 +1081,28 @@ static void bad_lists_make(bad_lists *b, arenas *a, size_t mb, int mp, int pinne
 {
     unsigned char *host = a->host[pinned];
     partitioned(&b->v, mp, (size_t)kit_rand_int(mp, (long)mb), 1);
-    partitioned(&b->w, mp + 1, (size_t)kit_rand_int(0, (long)mb), 0);
+    partitioned(&b->w, mp + 1, (size_t)kit_rand_int(mp + 1, (long)mb), 1);
+    { /* e: more pieces than max_pieces, but no more than max_pieces of them hold bytes (the rest empty) */
+        int ne = mp + (int)kit_rand_int(1, mp), full = (int)kit_rand_int(1, mp);
+        int *order = malloc((size_t)ne * sizeof *order);
+        size_t *parts = malloc((size_t)full * sizeof *parts);
+        cr_assert(order && parts, "out of memory");
+        list_init(&b->e, ne);
+        shuffle(order, ne);
+        partition((size_t)kit_rand_int(full, (long)mb), full, 1, parts);
+        for (int k = 0; k < full; k++)
+            b->e.pieces[order[k]].bytes = parts[k];
+        free(order), free(parts);
+        empty_nulls(&b->e);
+        list_sum(&b->e);
+    }
     partitioned(&b->x, (int)kit_rand_int(2, mp), mb + 1, 1);
     partitioned(&b->y, 1, mb + 1, 1);
     place(&b->v, host, 0, a->dev, 0);
     place(&b->w, host, b->v.host_end, a->dev, b->v.dev_end);
     place(&b->x, host, b->w.host_end, a->dev, b->w.dev_end);
     place(&b->y, host, b->x.host_end, a->dev, b->x.dev_end);
+    place(&b->e, host, b->y.host_end, a->dev, b->y.dev_end);
     /* (2^63 + r) + (2^63 - r + w) + small = 2^64 + w + small, which wraps to w + small <= mb */
     size_t small = (size_t)kit_rand_int(1, (long)mb), r = (size_t)kit_rand_int(0, 1L << 40), w = (size_t)kit_rand_int(0, (long)(mb - small));
     b->z_small = (int)kit_rand_int(0, 2);
@@ -1087,11 +1115,25 @@ static void bad_lists_make(bad_lists *b, arenas *a, size_t mb, int mp, int pinne
 
 static void bad_lists_free(bad_lists *b)
 {
-    list_free(&b->v), list_free(&b->w), list_free(&b->x), list_free(&b->y);
+    list_free(&b->v), list_free(&b->w), list_free(&b->x), list_free(&b->y), list_free(&b->e);
+}
+
+/* empty_list - count empty pieces into out, each at the place of from[i % n] (n >= 1), its host or device end NULL
+ * at random (an empty piece may have either) */
+static void empty_list(lab_piece *out, const lab_piece *from, int n, int count)
+{
+    for (int i = 0; i < count; i++) {
+        out[i] = from[i % n];
+        out[i].bytes = 0;
+        if (kit_rand_int(0, 1))
+            out[i].host = NULL;
+        if (kit_rand_int(0, 1))
+            out[i].dev = NULL;
+    }
 }
 
 /* refuse_each - every bad argument alone for a send or fetch (which), packed (p not NULL) or batch (p NULL: the
- * packer's rules left out), on stream s */
+ * packer's rules left out, the legacy stream refused, with and without pieces to copy), on stream s */
 static void refuse_each(int which, lab_packer *p, bad_lists *b, cudaStream_t s, size_t mb, int mp)
 {
     char why[320];
@@ -1117,6 +1159,33 @@ static void refuse_each(int which, lab_packer *p, bad_lists *b, cudaStream_t s, 
         expect_refused(which, p, b->x.pieces, b->x.n, s, why);
         snprintf(why, sizeof why, "one piece of %zu bytes, one more than the packer's max_bytes", b->y.total);
         expect_refused(which, p, b->y.pieces, 1, s, why);
+        int full = 0;
+        for (int i = 0; i < b->e.n; i++)
+            full += b->e.pieces[i].bytes > 0;
+        snprintf(why, sizeof why, "n = %d, above the packer's max_pieces (%d), of which only %d pieces hold bytes "
+                 "(%zu in all) and the rest are empty (lab.h: n above max_pieces is refused; empty pieces count)",
+                 b->e.n, mp, full, b->e.total);
+        expect_refused(which, p, b->e.pieces, b->e.n, s, why);
+        int ne = mp + (int)kit_rand_int(1, mp);
+        empty_list(b->tmp, b->e.pieces, b->e.n, ne); /* nothing to copy, but n is still too large */
+        snprintf(why, sizeof why, "n = %d empty pieces, above the packer's max_pieces (%d): check n before "
+                 "returning early for nothing to copy", ne, mp);
+        expect_refused(which, p, b->tmp, ne, s, why);
+    } else { /* the legacy stream, which cudaMemcpyBatchAsync refuses: -1 with nothing to copy too */
+        static const cudaStream_t legacy[2] = {0, cudaStreamLegacy};
+        static const char *const names[2] = {"the legacy stream 0", "cudaStreamLegacy"};
+        for (int k = 0; k < 2; k++) {
+            snprintf(why, sizeof why, "%d valid pieces on %s (lab.h: -1 on the legacy stream)", n, names[k]);
+            expect_refused(which, p, b->v.pieces, n, legacy[k], why);
+            snprintf(why, sizeof why, "n = 0 on %s (lab.h: -1 on the legacy stream, checked before returning early "
+                     "for nothing to copy)", names[k]);
+            expect_refused(which, p, b->v.pieces, 0, legacy[k], why);
+            int ne = (int)kit_rand_int(1, 20);
+            empty_list(b->tmp, b->v.pieces, n, ne);
+            snprintf(why, sizeof why, "%d empty pieces on %s (lab.h: -1 on the legacy stream, checked before "
+                     "returning early for nothing to copy)", ne, names[k]);
+            expect_refused(which, p, b->tmp, ne, legacy[k], why);
+        }
     }
     for (int side = 0; side < 2; side++) { /* a NULL end: in a list (any piece, the last too), and alone */
         int k = (int)kit_rand_int(0, n - 1);
@@ -1161,7 +1230,7 @@ static void refusals(arenas *a, lab_packer *p, size_t mb, int mp, cudaStream_t s
     bad_lists b;
     int pinned = (int)kit_rand_int(0, 1), packed = p != NULL;
     bad_lists_make(&b, a, mb, mp, pinned);
-    size_t host_end = b.y.host_end, dev_end = b.y.dev_end;
+    size_t host_end = b.e.host_end, dev_end = b.e.dev_end;
     xl_fill_random(a->host[pinned], host_end, xl_fresh_seed()); /* sends: data the device must not get */
     xl_dev_fill(a->dev, XL_POISON_BYTE, dev_end);
     refuse_each(packed ? SEND_PACKED : SEND_BATCH, p, &b, s, mb, mp);
@@ -1263,7 +1332,8 @@ XL_TEST(packed, arguments, 15, XL_GPU,
 
 XL_TEST(packed, send, 15, XL_GPU,
         "lab_send_packed: every piece exact on the GPU, nothing else changed (0 to 4000 pieces, 0 B to 6 MiB, any "
-        "alignment); on the stream given, legacy too; <= 1 + ceil(bytes / 1 MiB) copies from pinned, not "
+        "alignment); on the stream given, legacy and per-thread too; <= 1 + ceil(bytes / 1 MiB) copies from pinned, "
+        "not "
         "write-combined staging",
         60)
 {
@@ -1272,7 +1342,7 @@ XL_TEST(packed, send, 15, XL_GPU,
 
 XL_TEST(packed, fetch, 15, XL_GPU,
         "lab_fetch_packed: every piece exact on the host when it returns, nothing else changed (the same lists); "
-        "reads after the stream's work, legacy too; <= 1 + ceil(bytes / 1 MiB) copies to pinned, not "
+        "reads after the stream's work, legacy and per-thread too; <= 1 + ceil(bytes / 1 MiB) copies to pinned, not "
         "write-combined staging",
         60)
 {
@@ -1390,6 +1460,19 @@ static void hold(cudaStream_t stream, uint64_t ns)
         XL_CHECK(e);
 }
 
+/* expect_sm_held - right after a send of l returned, the kit's kernel holding every multiprocessor (on hold, for
+ * HOLD_SM_NS) still runs: the send did not wait for a kernel (the last send's, which cannot run before it ends) */
+static void expect_sm_held(cudaStream_t hold, const plist *l)
+{
+    cudaError_t e = cudaStreamQuery(hold);
+    cr_assert(e == cudaErrorNotReady,
+              "%s: lab_send_packed returned only after the kit's kernel that held every multiprocessor for %llu ms "
+              "had ended (%s), so it waited for a kernel: the last send's scatter, which could not run before. lab.h: "
+              "a send returns without waiting for the device or any stream, and may first wait for this packer's "
+              "own earlier copies only (record the event it waits on right after the copies, not after the kernels)",
+              l->what, HOLD_SM_NS / 1000000, cudaGetErrorName(e));
+}
+
 /* upload_image - fresh random bytes in the device arena over [from, end), kept in a->image */
 static void upload_image(arenas *a, size_t from, size_t end)
 {
@@ -1397,10 +1480,71 @@ static void upload_image(arenas *a, size_t from, size_t end)
     xl_dev_upload(a->dev + from, a->image + from, end - from);
 }
 
+/* One packer's round trips for packed.reuse's last round, run on a host thread of its own beside another packer's. */
+typedef struct {
+    lab_packer *p;
+    cudaStream_t s;
+    const plist *to, *back;        /* a send's list, and a fetch of the same device pieces into other host memory */
+    unsigned char *src, *dst;      /* the host arenas to and back lie in */
+    uint64_t seeds[TWIN_ROUNDS];   /* each round's host bytes (drawn by the test's thread) */
+    unsigned char *want, *got;     /* ARENA_BYTES each: back's host side as it must be, and as it was when wrong */
+    pthread_barrier_t *start;      /* NULL: start at once */
+    int rounds;
+    int bad_round, rs, rf;         /* the first round that went wrong (-1: none), and its calls' results */
+} twin_ctx;
+
+/* twin_trips - t->rounds round trips: fresh bytes into to's host pieces, lab_send_packed of to, then
+ * lab_fetch_packed of back into poisoned host memory, compared whole; stops at the first that goes wrong, keeping
+ * its host bytes in t->got (no assert here: it may run on a thread of its own) */
+static void *twin_trips(void *arg)
+{
+    twin_ctx *t = arg;
+    const plist *to = t->to, *back = t->back;
+    size_t from = back->host_from, span = back->host_end - back->host_from, bad;
+    t->bad_round = -1;
+    if (t->start)
+        pthread_barrier_wait(t->start);
+    for (int r = 0; r < t->rounds; r++) {
+        xl_fill_random(t->src + to->host_from, to->host_end - to->host_from, t->seeds[r]);
+        xl_poison(t->want + from, span);
+        for (int i = 0; i < to->n; i++)
+            if (to->pieces[i].bytes)
+                memcpy(t->want + back->host_off[i], t->src + to->host_off[i], to->pieces[i].bytes);
+        xl_poison(t->dst + from, span);
+        t->rs = lab_send_packed(t->p, to->pieces, to->n, t->s);
+        t->rf = t->rs ? -1 : lab_fetch_packed(t->p, back->pieces, back->n, t->s);
+        if (t->rs || t->rf || xl_compare(t->dst + from, t->want + from, span, &bad) != 0) {
+            memcpy(t->got + from, t->dst + from, span);
+            t->bad_round = r;
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* expect_twin - t's round trips all came back exact; who says which packer, when */
+static void expect_twin(const twin_ctx *t, const char *who)
+{
+    if (t->bad_round < 0)
+        return;
+    cr_assert(t->rs == 0, "%s: round trip %d of %d: lab_send_packed returned %d (see its message above)", who,
+              t->bad_round + 1, t->rounds, t->rs);
+    cr_assert(t->rf == 0, "%s: round trip %d of %d: lab_fetch_packed returned %d (see its message above)", who,
+              t->bad_round + 1, t->rounds, t->rf);
+    char when[400];
+    snprintf(when, sizeof when, "%s, round trip %d of %d (a send, then a fetch of its pieces into other host memory), "
+             "the moment lab_fetch_packed returned", who, t->bad_round + 1, t->rounds);
+    expect_image(t->got, t->want, t->back, 0, when,
+                 (hints){": several packers served calls at the same time from host threads of their own (lab.h "
+                         "allows it): is something shared between packers (a thread team, a buffer, a static "
+                         "variable) used by two at once, without taking turns?", NULL, NULL});
+}
+
 XL_TEST(packed, reuse, 10, XL_GPU,
         "the staging is rewritten only after the last call's copy and kernel read it: sends and fetches in a row on "
         "a stream held up 5 ms, on a second stream while the first one's copy waits, and while its kernel waits for "
-        "busy multiprocessors; a fetch returns with its bytes; destroy right after a send",
+        "busy multiprocessors (a send waits for copies only, not kernels); a fetch returns with its bytes; destroy "
+        "right after a send; four packers at once from four host threads, then three destroyed while the last goes on",
         30)
 {
     enum { SENDS = 5 };
@@ -1502,9 +1646,10 @@ XL_TEST(packed, reuse, 10, XL_GPU,
              "a send", mb, mp);
     kit_expect_released(h0, what);
 
-    /* 5: every multiprocessor held 5 ms, so a send's copies land but its kernel cannot run yet; then at once a call
+    /* 5: every multiprocessor held 20 ms, so a send's copies land but its kernel cannot run yet; then at once a call
      * on a second stream (a send, then in a second round a fetch): its copies into the device staging (a fetch's
-     * table too) must wait for that kernel, which still reads it */
+     * table too) must wait for that kernel, which still reads it; and each send returns while the hold lasts (it
+     * may wait for the last call's copies, not its kernel) */
     p = new_packer(mb, mp);
     plist v[2][2];
     for (int k = 0; k < 2; k++) {
@@ -1520,14 +1665,17 @@ XL_TEST(packed, reuse, 10, XL_GPU,
         xl_dev_fill(a.dev + v[k][0].dev_from, XL_POISON_BYTE, v[k][k ? 0 : 1].dev_end - v[k][0].dev_from);
         for (int j = 0; j <= !k; j++)
             reuse_prepare(&a, &v[k][j]);
-        cr_assert(xl_fill_gpu(s3, HOLD_NS) == 0,
+        cr_assert(xl_fill_gpu(s3, HOLD_SM_NS) == 0,
                   "the kit could not hold every multiprocessor of the GPU (is another program using it?)");
         reuse_send(&a, &v[k][0], p, s1);
+        expect_sm_held(s3, &v[k][0]);
         if (k)
             reuse_fetch(&a, &v[k][1], p, s2);
-        else
+        else {
             reuse_send(&a, &v[k][1], p, s2);
-        h.other = h.poison = " Every multiprocessor was busy for 5 ms, so the first send's kernel ran late while its "
+            expect_sm_held(s3, &v[k][1]);
+        }
+        h.other = h.poison = " Every multiprocessor was busy for 20 ms, so the first send's kernel ran late while its "
                              "copies did not: the next call's copies into the device staging (a send's chunks, a "
                              "fetch's table) must wait for the last call's kernel, which reads it (an event recorded "
                              "on the kernel's stream, waited for on the new call's stream with cudaStreamWaitEvent)";
@@ -1538,6 +1686,55 @@ XL_TEST(packed, reuse, 10, XL_GPU,
                                                  "before that kernel has read it", NULL, NULL});
     }
     lab_packer_destroy(p);
+
+    /* 6: TWINS packers, each with round trips of its own on a stream of its own, from TWINS host threads at once
+     * (everything before is checked and done: the arenas are used again from their start); then all but the last
+     * destroyed, and the last one used on */
+    plist tw_to[TWINS], tw_back[TWINS];
+    twin_ctx tw[TWINS];
+    pthread_t thr[TWINS];
+    pthread_barrier_t start;
+    size_t tw_mb = (size_t)kit_rand_int((long)MIB, (long)(3 * MIB / 2));
+    int tw_mp = (int)kit_rand_int(64, 512);
+    host_at[0] = host_at[1] = dev_at = 0;
+    for (int k = 0; k < TWINS; k++) {
+        snprintf(name, sizeof name, "packer %c's sends, from a host thread of their own", 'A' + k);
+        reuse_list(&tw_to[k], &a, host_at, &dev_at, tw_mb, tw_mp, 1, name);
+        snprintf(name, sizeof name, "packer %c's fetches of its sends' pieces", 'A' + k);
+        relocated(&tw_back[k], &tw_to[k], &a, host_at, name);
+        tw[k] = (twin_ctx){new_packer(tw_mb, tw_mp), kit_stream(), &tw_to[k], &tw_back[k], a.host[tw_to[k].pinned],
+                           a.host[tw_back[k].pinned], {0}, malloc(ARENA_BYTES), malloc(ARENA_BYTES), &start,
+                           TWIN_ROUNDS, -1, 0, 0};
+        cr_assert(tw[k].want && tw[k].got, "out of memory");
+        for (int r = 0; r < TWIN_ROUNDS; r++)
+            tw[k].seeds[r] = xl_fresh_seed();
+    }
+    cr_assert(pthread_barrier_init(&start, NULL, TWINS) == 0, "grader error: pthread_barrier_init failed");
+    for (int k = 0; k < TWINS; k++)
+        cr_assert(pthread_create(&thr[k], NULL, twin_trips, &tw[k]) == 0, "grader error: pthread_create failed");
+    for (int k = 0; k < TWINS; k++)
+        pthread_join(thr[k], NULL);
+    pthread_barrier_destroy(&start);
+    for (int k = 0; k < TWINS; k++) {
+        char who[160];
+        snprintf(who, sizeof who, "packer %c of %d, each used from a host thread of its own at the same time", 'A' + k,
+                 TWINS);
+        expect_twin(&tw[k], who);
+    }
+    for (int k = 0; k < TWINS - 1; k++)
+        lab_packer_destroy(tw[k].p);
+    twin_ctx *last = &tw[TWINS - 1];
+    last->start = NULL, last->rounds = 2;
+    for (int r = 0; r < 2; r++)
+        last->seeds[r] = xl_fresh_seed();
+    twin_trips(last);
+    expect_twin(last, "the last packer, used on after the others were destroyed");
+    lab_packer_destroy(last->p);
+    for (int k = 0; k < TWINS; k++) {
+        XL_CHECK(cudaStreamDestroy(tw[k].s));
+        free(tw[k].want), free(tw[k].got);
+        list_free(&tw_to[k]), list_free(&tw_back[k]);
+    }
 
     for (int k = 0; k < SENDS; k++)
         list_free(&l[k]);
@@ -1629,8 +1826,8 @@ static int batch_trip_attempt(void *ctx)
 
 XL_TEST(batch, exact, 15, XL_GPU,
         "lab_send_batch, lab_fetch_batch: every piece exact, nothing else changed (the same lists), in one "
-        "cudaMemcpyBatchAsync in stream order on the stream given, no wait, no memory kept; the legacy stream (0 or "
-        "cudaStreamLegacy) and each bad argument refused with -1",
+        "cudaMemcpyBatchAsync in stream order on the stream given (per-thread too), no wait, no memory kept; the "
+        "legacy stream (0 or cudaStreamLegacy, with nothing to copy too) and each bad argument refused with -1",
         60)
 {
 #if !LAB_HAVE_BATCH
@@ -1641,18 +1838,20 @@ XL_TEST(batch, exact, 15, XL_GPU,
     arenas a;
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
-    int flip = (int)kit_rand_int(0, 1);
+    int flip = (int)kit_rand_int(0, 1), other = (int)kit_rand_int(0, 1);
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int dir = 0; dir < 2; dir++) {
             plist l;
+            /* every other kind on the per-thread default stream, which cudaMemcpyBatchAsync takes */
+            cudaStream_t st = (k + (size_t)other) % 2 ? cudaStreamPerThread : s;
             shape(&l, kinds[k]);
             l.pinned = (int)(k + (size_t)dir + (size_t)flip) & 1;
             place(&l, a.host[l.pinned], 0, a.dev, 0);
-            describe(&l, 0, s);
+            describe(&l, 0, st);
             if (dir == 0)
-                batch_send_case(&a, &l, s);
+                batch_send_case(&a, &l, st);
             else
-                batch_fetch_case(&a, &l, s);
+                batch_fetch_case(&a, &l, st);
             list_free(&l);
         }
     /* the legacy stream, which cudaMemcpyBatchAsync refuses: -1, nothing copied; spelled 0 and cudaStreamLegacy */

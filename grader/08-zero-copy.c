@@ -1018,8 +1018,9 @@ static void far_case(const uint32_t *src, size_t n, uint32_t seed, lab_pattern p
 }
 
 /* far_cases - over the 16 GiB array huge (HUGE_N elements), filled here: a pattern whose first element is past
- * 2^32, one whose span passes 2^32 with a small count, one run of 2^32 elements or more (a small count), and a
- * count between 2^31 and 2^32 (its out 8 GiB, allocated here; a note where it cannot be had) */
+ * 2^32, one whose span passes 2^32 with a small count, one whose stride is 2^32 or more (two runs), one run of 2^32
+ * elements or more (a small count), and a count between 2^31 and 2^32 (its out 8 GiB, allocated here; a note where
+ * it cannot be had) */
 static void far_cases(bufs *b, cudaStream_t s)
 {
     const size_t two32 = (size_t)1 << 32, two31 = (size_t)1 << 31;
@@ -1035,6 +1036,11 @@ static void far_cases(bufs *b, cudaStream_t s)
     p = (lab_pattern){rndz(0, 4096), run, stride, 2 * run + rndz(1, run)};
     far_case(b->huge, HUGE_N, seed, p, b->out, s, k, "its last element 2^32 or more past its first, with a small "
              "count (runs 2^31 apart)");
+    /* a stride of 2^32 or more that is used (a second run): a stride kept in 32 bits beside a 32-bit count wraps */
+    run = rndz(1, 32), stride = two32 + rndz(0, (size_t)1 << 15);
+    p = (lab_pattern){rndz(0, (size_t)1 << 14), run, stride, run + rndz(1, run)};
+    far_case(b->huge, HUGE_N, seed, p, b->out, s, k, "a stride of 2^32 or more (two runs), with a small count: "
+             "keep stride in 64 bits even where count fits in 32");
     count = rndz(100, 3000), run = two32 + rndz(0, count - 2); /* its low 32 bits: 0 to count - 2 */
     p = (lab_pattern){rndz(0, HUGE_N - count), run, run + rndz(0, 100), count};
     far_case(b->huge, HUGE_N, seed, p, b->out, s, k, "one run of 2^32 elements or more, cut short by a small count");
@@ -1056,8 +1062,8 @@ static void far_cases(bufs *b, cudaStream_t s)
 XL_TEST(gather, exact, 20, XL_GPU,
         "lab_gather: out[k] += element k exactly, nothing else changed, from device, mapped, managed and (where the "
         "GPU can) malloc'd memory; runs of 1 to 5000 and past 2^32, counts cut mid-run, the array's last element, "
-        "indices, spans and counts past 2^32, counts past 2^31; on the stream given, legacy too; no copy, nothing "
-        "created; each bad job refused before any work",
+        "indices, spans, strides and counts past 2^32, counts past 2^31; on the stream given, legacy too; no copy, "
+        "nothing created; each bad job refused before any work",
         40)
 {
     static const int kinds[] = {K_DEVICE, K_MAPPED, K_MANAGED, K_PAGEABLE};
@@ -1651,6 +1657,15 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
     snprintf(why, sizeof why, "n = %zu, whose n x 4 bytes pass SIZE_MAX, and reps 0 (lab.h refuses it whatever reps)",
              j.n);
     expect_refused(F_COPIED, &j, b.copy_dev, 0, 0, s, why);
+    for (int zero = 0; zero < 2; zero++) { /* count 0 (src and out NULL or not), with reps > 0, then reps 0 too */
+        j = v, j.pat.count = 0, j.n = SIZE_MAX / 4 + 1 + rndz(0, 1000);
+        int null = (int)kit_rand_int(0, 1);
+        if (null)
+            j.src = NULL, j.out = NULL;
+        snprintf(why, sizeof why, "n = %zu (n x 4 bytes past SIZE_MAX), count 0%s and reps %d (lab.h refuses it "
+                 "whatever the count and reps)", j.n, null ? " (src, out NULL)" : "", zero ? 0 : reps);
+        expect_refused(F_COPIED, &j, b.copy_dev, zero ? 0 : reps, 0, s, why);
+    }
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_copied calls, out");
     expect_untouched(&b, b.copy_dev, v.n + GUARD, "after the refused lab_read_copied calls, dev");
 
@@ -1916,6 +1931,9 @@ XL_TEST(read, managed, 10, XL_GPU,
                        "access (lab.h refuses it whatever reps)");
         expect_refused(F_MANAGED, &v, NULL, reps, 1, s, "prefetch 1 on a GPU without concurrent managed access "
                                                         "(cudaDevAttrConcurrentManagedAccess 0)");
+        j = v, j.pat.count = 0;
+        expect_refused(F_MANAGED, &j, NULL, reps, 1, s, "prefetch 1 and count 0 on a GPU without concurrent managed "
+                       "access (lab.h refuses it whatever the count)");
     }
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_managed calls, out");
     bufs_free(&b);

@@ -60,6 +60,8 @@ XL_LAB("09", "gpu-to-gpu");
 #define NARROW_BYTES MIB          /* wait.narrow: each call's block */
 #define OWN_HOLD_NS 50000000ull   /* wait.narrow #2: the call's own streams held this long */
 #define OWN_MS 25                 /* and the call must return in less: half the hold, hundreds of times a queueing */
+#define GATE_NS 8000000000ull     /* ring cases: the longest a gate holds a stream up (the grader opens it sooner) */
+#define GATE_WAIT_MS 2000.0       /* meanwhile, how long the work that does not depend on it gets to finish */
 
 /* ===== The bars (every one to be measured by make stability on the H100, the H200 and nvidia-h200-x2) =====
  * STAGE_EFF_NEED: lab 04's EFF_NEED, the same measure: (T_serial - T_yours) / (T_serial - T_ideal), the kit's serial
@@ -177,6 +179,16 @@ static void expect_device_kept(int was, const char *what, const char *fn)
               was, fn, now);
 }
 
+/* gate_word - the word that opens the grader's gates (xl_delay_released on a stream: held up until it is set),
+ * pinned, mapped and portable (a gate on any GPU), made once a process */
+static volatile unsigned *gate_word(void)
+{
+    static unsigned *word;
+    if (!word)
+        XL_CHECK(cudaHostAlloc((void **)&word, sizeof *word, cudaHostAllocMapped | cudaHostAllocPortable));
+    return word;
+}
+
 /* ===== A call under watch ===== */
 
 /* What one call did. */
@@ -199,7 +211,8 @@ typedef struct {
 
 typedef int (*call_fn)(void *ctx);
 
-enum { W_GUARD = 1, W_CAPTURE = 2 }; /* watch's ways: every create fails in it; stderr taken */
+enum { W_GUARD = 1, W_CAPTURE = 2, W_REFUSAL = 4 }; /* watch's ways: every create fails in it; stderr taken; the
+                                                     * call is one lab.h refuses (its messages say so) */
 
 typedef struct {
     call_fn fn;
@@ -241,6 +254,11 @@ static void watch(call_fn fn, void *ctx, seen *w, int how, const char *what, con
     w->batches = xl_copylog_batches();
     w->ndev = kit_dev_copies(w->peer, w->npeer < MAX_PEER ? w->npeer : MAX_PEER, w->copies,
                              w->ncopies < MAX_COPIES ? w->ncopies : MAX_COPIES, w->dev, MAX_COPIES);
+    if (fired && (how & W_REFUSAL))
+        cr_fatal("%s: %s tried to create something before it refused the call (a device or pinned buffer, a stream or "
+                 "an event: the kit made it fail as out of memory%s). lab.h: a refusal comes before any work, nothing "
+                 "created: check every argument (every rank's, every element's) before the first create", what, fname,
+                 stopped ? ", and your code stopped on that error" : "");
     if (fired)
         cr_fatal("%s: %s tried to create something while it ran (a device or pinned buffer, a stream or an event: the "
                  "kit made it fail as out of memory%s). lab.h: it creates nothing: the group and the stage are made "
@@ -302,8 +320,8 @@ static void expect_no_peer_setup(const seen *w, const char *what, const char *fn
 /* ===== Refusals ===== */
 
 /* expect_refused - fn(ctx) is a call with one bad argument (why), every other valid: -1 (a create: NULL, fn gives -1)
- * with exactly one line on stderr naming fname, before any work: no copy, launch or enable, no CUDA error left,
- * nothing held */
+ * with exactly one line on stderr naming fname, before any work: nothing created (every create fails under it), no
+ * copy, launch, event record, stream wait or enable, no CUDA error left, nothing held */
 static void expect_refused(call_fn fn, void *ctx, const char *fname, const char *why)
 {
     static seen w;
@@ -311,7 +329,7 @@ static void expect_refused(call_fn fn, void *ctx, const char *fname, const char 
     int create = strstr(fname, "_create") != NULL;
     snprintf(what, sizeof what, "%s with %s", fname, why);
     kit_held before = kit_held_now();
-    watch(fn, ctx, &w, W_CAPTURE, what, fname);
+    watch(fn, ctx, &w, W_GUARD | W_CAPTURE | W_REFUSAL, what, fname);
     cudaError_t left = cudaGetLastError();
     cr_assert(w.rc == -1, "%s (every other argument valid) %s: lab.h: %s, with one line on stderr, before any work",
               what, create ? "returned an object" : "did not return -1", create ? "NULL" : "-1");
@@ -319,6 +337,11 @@ static void expect_refused(call_fn fn, void *ctx, const char *fname, const char 
               "%s was refused, but only after %d copies and %d launches: check every argument before any work "
               "(lab.h)", what, w.ncopies + w.batches.calls + count_peer(&w, XL_PEER_COPY, 0), count_launches(&w));
     expect_no_peer_setup(&w, what, fname);
+    int queued = 0;
+    for (int k = 0; k < w.nsync && k < MAX_SYNC; k++)
+        queued += w.sync[k].kind == XL_SYNC_RECORD || w.sync[k].kind == XL_SYNC_WAIT_EVENT;
+    cr_assert(queued == 0, "%s was refused, but only after %d event records and stream waits: check every argument "
+              "before any work (lab.h)", what, queued);
     cr_assert(left == cudaSuccess, "%s was refused but left %s for the next cudaGetLastError to find: where you handle "
               "a failed call, clear its error", what, cudaGetErrorName(left));
     cr_assert(w.lines == 1 && strstr(w.text, fname) != NULL,
@@ -427,8 +450,9 @@ static int bad_device(int k, int count)
 
 XL_TEST(args, refused, 5, XL_GPU,
         "every refusal of lab.h alone, every other argument valid (NULL pointers, n 0 and 9, devices -1 and the count, "
-        "chunk 0 and past LAB_CHUNK_MAX, reps -1, words x 4 past SIZE_MAX), also with bytes, words or reps 0: -1 or "
-        "NULL, one line, no work, no error left, nothing held; the cheapest valid calls return 0 and do nothing",
+        "a bad device or block past the first rank, chunk 0 and past LAB_CHUNK_MAX, reps -1, words x 4 past "
+        "SIZE_MAX), also with bytes, words or reps 0: -1 or NULL, one line, no work (nothing created, copied, "
+        "launched or queued), no error left, nothing held; the cheapest valid calls return 0 and do nothing",
         20)
 {
     int count = gpus(), last = count - 1, peer = -7;
@@ -454,12 +478,14 @@ XL_TEST(args, refused, 5, XL_GPU,
         snprintf(why, sizeof why, "n = %d (1 to LAB_MAX_RANKS = %d)", bad_n[k], R);
         expect_refused(call_group_create, &x, "lab_group_create", why);
     }
-    for (int k = 0; k < 5; k++) {
-        int i = (int)kit_rand_int(0, A.n - 1), keep = devs[i];
+    for (int k = 0; k < 5; k++) { /* past the first rank too: every device checked before the first rank's events */
+        x = A, x.n = k == 0 ? A.n : (int)kit_rand_int(2, R);
+        int i = k == 0 ? (int)kit_rand_int(0, x.n - 1) : k % 2 ? x.n - 1 : (int)kit_rand_int(1, x.n - 1),
+            keep = devs[i];
         devs[i] = bad_device(k, count);
         snprintf(why, sizeof why, "devs[%d] = %d, out of range (%d GPU%s), n = %d", i, devs[i], count,
-                 count == 1 ? "" : "s", A.n);
-        expect_refused(call_group_create, &A, "lab_group_create", why);
+                 count == 1 ? "" : "s", x.n);
+        expect_refused(call_group_create, &x, "lab_group_create", why);
         devs[i] = keep;
     }
     x = A, x.n = R;
@@ -489,7 +515,7 @@ XL_TEST(args, refused, 5, XL_GPU,
     expect_done_nothing(call_peer_copy, &x, "lab_peer_copy", "bytes 0 and dst, src NULL");
 
     /* lab_ring_exchange */
-    int n = (int)kit_rand_int(1, 4);
+    int n = (int)kit_rand_int(2, R);
     lab_group *g = lab_group_create(devs, n, &peer);
     cr_assert(g != NULL, "lab_group_create of %d ranks on GPU %d returned NULL (see its message above)", n, last);
     void *send[R], *recv[R];
@@ -510,15 +536,17 @@ XL_TEST(args, refused, 5, XL_GPU,
     expect_refused(call_ring, &x, "lab_ring_exchange", "recv NULL");
     x = G, x.streams = NULL;
     expect_refused(call_ring, &x, "lab_ring_exchange", "streams NULL");
-    int i = (int)kit_rand_int(0, n - 1);
-    void *keep = send[i];
-    send[i] = NULL;
-    snprintf(why, sizeof why, "send[%d] NULL (n = %d, bytes > 0)", i, n);
-    expect_refused(call_ring, &G, "lab_ring_exchange", why);
-    send[i] = keep, i = (int)kit_rand_int(0, n - 1), keep = recv[i], recv[i] = NULL;
-    snprintf(why, sizeof why, "recv[%d] NULL (n = %d, bytes > 0)", i, n);
-    expect_refused(call_ring, &G, "lab_ring_exchange", why);
-    recv[i] = keep;
+    for (int t = 0; t < 2; t++) { /* the last rank, then any: every block checked before the first rank's work */
+        int i = t ? (int)kit_rand_int(0, n - 1) : n - 1;
+        void *keep = send[i];
+        send[i] = NULL;
+        snprintf(why, sizeof why, "send[%d] NULL (n = %d, bytes > 0)", i, n);
+        expect_refused(call_ring, &G, "lab_ring_exchange", why);
+        send[i] = keep, i = t ? (int)kit_rand_int(0, n - 1) : n - 1, keep = recv[i], recv[i] = NULL;
+        snprintf(why, sizeof why, "recv[%d] NULL (n = %d, bytes > 0)", i, n);
+        expect_refused(call_ring, &G, "lab_ring_exchange", why);
+        recv[i] = keep;
+    }
     x = G, x.bytes = 0;
     expect_done_nothing(call_ring, &x, "lab_ring_exchange", "bytes 0");
     lab_group_destroy(g);
@@ -890,6 +918,52 @@ static void slots_free(void)
     free(ring_got), ring_got = NULL;
 }
 
+/* ring_expect_unheld - rank slow's stream held up by a gate, the kit's readback of recv[j] queued on streams[j] after
+ * the call: it needs rank j - 1's copy into recv[j] and rank j's copy (before it on streams[j]), which lab.h starts
+ * after the work queued before the call on streams[j - 1], streams[j] and streams[j + 1] only. Every such readback
+ * with none of them held must finish while the gate stays shut (a copy that waits for another rank's copy does not);
+ * then the gate is opened. cur is made current again. */
+static void ring_expect_unheld(const int *devs, int n, const cudaStream_t *st, int slow, volatile unsigned *gate,
+                               int cur, const char *what)
+{
+    cudaEvent_t ev[R] = {0};
+    int late = -1;
+    for (int j = 0; j < n; j++)
+        if (slow != j && slow != (j + 1) % n && slow != (j + n - 1) % n) {
+            kit_use_device(devs[j]);
+            XL_CHECK(cudaEventCreateWithFlags(&ev[j], cudaEventDisableTiming));
+            XL_CHECK(cudaEventRecord(ev[j], st[j]));
+        }
+    double t0 = xl_now_ms(), waited = 0;
+    for (int j = 0; j < n && late < 0; j++) {
+        if (!ev[j])
+            continue;
+        cudaError_t e;
+        while ((e = cudaEventQuery(ev[j])) == cudaErrorNotReady && (waited = xl_now_ms() - t0) < GATE_WAIT_MS)
+            ;
+        if (e == cudaErrorNotReady)
+            late = j;
+        else if (e != cudaSuccess)
+            *gate = 1;
+        XL_CHECK(e == cudaErrorNotReady ? cudaSuccess : e);
+    }
+    *gate = 1;
+    cudaGetLastError(); /* a query's answer "not yet" is no error of the code under test */
+    for (int j = 0; j < n; j++)
+        if (ev[j])
+            XL_CHECK(cudaEventDestroy(ev[j]));
+    kit_use_device(cur);
+    if (late >= 0) {
+        int i = (late + n - 1) % n, k = (late + 1) % n;
+        cr_fatal("%s: with rank %d's stream held up by the grader, a copy of recv[%d] the kit queued on streams[%d] "
+                 "right after the call had not finished after %.0f ms; it needs only rank %d's copy into recv[%d] and "
+                 "rank %d's copy, which follow the work on streams[%d], streams[%d] and streams[%d], none of them "
+                 "held. lab.h: all n copies at once, each after the work queued before the call on its own stream and "
+                 "its receiver's only (not after another rank's copy on another stream: queue every copy before any "
+                 "stream waits for the copy into it)", what, slow, late, late, waited, i, late, late, i, late, k);
+    }
+}
+
 /* ring_case - one lab_ring_exchange of bytes among n ranks on devs (in group g), on streams of mode, with the stream
  * of rank slow held up HOLD_NS before the kit's writes: on every rank's stream, the copy of its real data into send[i]
  * and a late write of stale data into recv[i]; after the call, a readback of recv[j] on streams[j]. Then every
@@ -917,10 +991,18 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
         fill_on(devs[i], sl->recv, XL_POISON_BYTE, RING_CAP);
         fill_on(devs[i], sl->probe, XL_POISON_BYTE, RING_CAP);
     }
+    /* own streams and 4 ranks or more: some receivers' copies involve no held stream, and must finish while it is */
+    int gated = mode == S_OWN && n >= 4;
     snprintf(what, sizeof what, "%s: lab_ring_exchange of %zu bytes among %d ranks on GPUs %s, %s, rank %d's stream "
-             "held up %.0f ms before the call, GPU %d current", label, bytes, n, devs_text(devs, n, d, sizeof d),
-             modes[mode], slow, HOLD_NS / 1e6, cur);
+             "held up %s%.0f ms before the call, GPU %d current", label, bytes, n, devs_text(devs, n, d, sizeof d),
+             modes[mode], slow, gated ? "(until the other ranks' copies had finished, then) " : "", HOLD_NS / 1e6,
+             cur);
     kit_use_device(devs[slow]);
+    volatile unsigned *gate = gated ? gate_word() : NULL;
+    if (gated) {
+        *gate = 0;
+        xl_delay_released(st[slow], GATE_NS, gate);
+    }
     xl_delay(st[slow], HOLD_NS);
     for (int i = 0; i < n; i++) { /* what the work queued before the call does: writes send[i], writes recv[i] late */
         rank_slot *sl = slot(devs[i], i);
@@ -937,8 +1019,14 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
         XL_CHECK(cudaMemcpyAsync(slot(devs[j], j)->probe, recv[j], bytes, cudaMemcpyDeviceToDevice, st[j]));
     }
     kit_use_device(cur);
+    if (gated && w.rc != 0)
+        *gate = 1;
     cr_assert(w.rc == 0, "%s returned %d (see its message above; not written yet?)", what, w.rc);
+    if (gated && cudaPeekAtLastError() != cudaSuccess)
+        *gate = 1;
     expect_no_error_left(what, "lab_ring_exchange");
+    if (gated)
+        ring_expect_unheld(devs, n, st, slow, gate, cur, what);
     expect_no_peer_setup(&w, what, "lab_ring_exchange");
     cr_assert(count_launches(&w) == 0, "%s launched %d kernels: lab.h: one copy a rank, no kernel", what,
               count_launches(&w));
@@ -999,12 +1087,16 @@ static size_t ring_bytes(int k)
 XL_TEST(ring, exact, 10, XL_GPU,
         "lab_ring_exchange, 1 to 8 ranks on GPU 0, awkward sizes at odd offsets: every recv[i + 1] exact, one copy a "
         "rank on its stream; with one rank's stream held up, each copy follows the work queued on the sender's and "
-        "the receiver's streams, and work queued after it sees it (own, shared and legacy streams)",
+        "the receiver's streams, and work queued after it sees it (own, shared and legacy streams), while the copies "
+        "that need neither run at once; two groups alive at once, used in turn, one destroyed while the other works",
         30)
 {
     int devs[R] = {0}, round = 0, third = (int)kit_rand_int(0, 2), peer;
-    char label[64], d[64];
+    char label[256], d[64];
     kit_use_device(0);
+    for (int i = 0; i < R; i++)
+        slot(0, i); /* every rank's stream made now, one after another: each its own hardware queue */
+    gate_word();
     for (int n = 1; n <= R; n++) {
         int cur = 0;
         lab_group *g = lab_group_create(devs, n, &peer);
@@ -1016,9 +1108,37 @@ XL_TEST(ring, exact, 10, XL_GPU,
             snprintf(label, sizeof label, "case %d", round + 1);
             ring_case(g, devs, n, mode, slows[r], ring_bytes(round), cur, label);
         }
+        if (n >= 4) { /* a stream held that a chain of copies would wait for: rank n - 3 or before */
+            snprintf(label, sizeof label, "case %d", ++round);
+            ring_case(g, devs, n, S_OWN, (int)kit_rand_int(0, n - 3), ring_bytes(round), cur, label);
+        }
         kit_use_device(0);
         lab_group_destroy(g);
     }
+
+    /* two groups alive at once, used in turn, the first destroyed while the second keeps working: each group's events
+     * are its own */
+    kit_held before = kit_held_now();
+    int na = (int)kit_rand_int(1, R), nb = (int)kit_rand_int(1, R);
+    char da[64], db[64], what[400];
+    devs_text(devs, na, da, sizeof da), devs_text(devs, nb, db, sizeof db);
+    lab_group *ga = lab_group_create(devs, na, &peer), *gb = ga ? lab_group_create(devs, nb, &peer) : NULL;
+    cr_assert(ga != NULL && gb != NULL, "lab_group_create(%s) then lab_group_create(%s), both alive: the %s returned "
+              "NULL (see its message above)", da, db, ga ? "second" : "first");
+    snprintf(label, sizeof label, "group %s, with a group %s made after it and alive", da, db);
+    ring_case(ga, devs, na, S_OWN, (int)kit_rand_int(0, na - 1), ring_bytes(++round), 0, label);
+    snprintf(label, sizeof label, "group %s, with the group %s made before it and alive", db, da);
+    ring_case(gb, devs, nb, S_OWN, (int)kit_rand_int(0, nb - 1), ring_bytes(++round), 0, label);
+    kit_use_device(0);
+    lab_group_destroy(ga);
+    snprintf(label, sizeof label, "group %s, once the group %s made before it was destroyed", db, da);
+    ring_case(gb, devs, nb, S_OWN, (int)kit_rand_int(0, nb - 1), ring_bytes(++round), 0, label);
+    kit_use_device(0);
+    lab_group_destroy(gb);
+    snprintf(what, sizeof what, "lab_group_create(%s), lab_group_create(%s), rings through both, lab_group_destroy of "
+             "the first, a ring through the second, lab_group_destroy of the second (each group's events are its own)",
+             da, db);
+    kit_expect_released(before, what);
     slots_free();
 }
 
@@ -1096,6 +1216,8 @@ static void read_case(read_bufs *b, int copied, size_t words, int reps, cudaStre
                   "nothing", what, launches, w.ndev);
     else {
         kit_expect_launches_on(w.mem, w.nmem < MAX_MEM ? w.nmem : MAX_MEM, stream, what);
+        cr_assert(launches == reps, "%s made %d <<< >>> launches: lab.h: each pass is one launch, %d in all (not one "
+                  "kernel that loops over the passes)", what, launches, reps);
         if (!copied)
             cr_assert(w.ndev == 0 && w.batches.calls == 0,
                       "%s made %d copies (the first a %s): lab.h: the kernel reads src where it lies, no copy of any "
@@ -1332,14 +1454,16 @@ XL_TEST(host, exact, 5, XL_GPU,
         "lab_stage_copy from GPU 0 to itself: bytes 1, chunk - 1, chunk, chunk + 1, 3 x chunk +- 1, 64 MiB + 1 in "
         "chunks of 1 MiB + 3, 97 bytes in chunks of 1, odd offsets, several copies through one stage; every chunk "
         "out on src_stream and in on dst_stream after the work queued there; one stream for both, the legacy one in "
-        "a third",
+        "a third; the other stages made while the first is alive, used in turn with it, then destroyed: the first "
+        "still works, and everything is released",
         30)
 {
     stage_bufs b;
     stage_bufs_alloc(&b, 0, 0, STAGE_MAX);
     int third = (int)kit_rand_int(0, 2), k = 0;
-    char label[48];
+    char label[160];
     size_t chunk = rndz(4097, 300000);
+    kit_held before = kit_held_now();
     lab_stage *s = new_stage(0, 0, chunk);
     const size_t many[] = {1, chunk - 1, chunk, chunk + 1, 2 * chunk, 3 * chunk - 1, 3 * chunk + 1, rndz(1, 9 * chunk)};
     for (size_t i = 0; i < sizeof many / sizeof many[0]; i++, k++) {
@@ -1347,14 +1471,22 @@ XL_TEST(host, exact, 5, XL_GPU,
         stage_case(s, &b, chunk, many[i], k % 3 == third ? SM_LEGACY : k % 3 == (third + 1) % 3 ? SM_ONE : SM_TWO,
                    label);
     }
-    lab_stage_destroy(s);
     const size_t other[][2] = {{MIB + 3, STAGE_MAX}, {1, 97}, {4097, rndz(5, 40) * 4097 + (kit_rand_int(0, 1) ? 1 : -1)}};
-    for (size_t i = 0; i < 3; i++, k++) {
-        s = new_stage(0, 0, other[i][0]);
-        snprintf(label, sizeof label, "a stage of chunk %zu", other[i][0]);
-        stage_case(s, &b, other[i][0], other[i][1], k % 3 == third ? SM_LEGACY : SM_TWO, label);
-        lab_stage_destroy(s);
+    for (size_t i = 0; i < 3; i++, k++) { /* each stage's buffers and events are its own */
+        lab_stage *s2 = new_stage(0, 0, other[i][0]);
+        snprintf(label, sizeof label, "a stage of chunk %zu, made while the first (chunk %zu) is alive", other[i][0],
+                 chunk);
+        stage_case(s2, &b, other[i][0], other[i][1], k % 3 == third ? SM_LEGACY : SM_TWO, label);
+        snprintf(label, sizeof label, "the first stage (chunk %zu) again, a stage of chunk %zu alive beside it", chunk,
+                 other[i][0]);
+        stage_case(s, &b, chunk, rndz(1, 4 * chunk), (k + 1) % 3 == third ? SM_LEGACY : SM_TWO, label);
+        lab_stage_destroy(s2);
     }
+    snprintf(label, sizeof label, "the first stage (chunk %zu) again, the stages made after it destroyed", chunk);
+    stage_case(s, &b, chunk, rndz(2 * chunk, 5 * chunk), SM_TWO, label);
+    lab_stage_destroy(s);
+    kit_expect_released(before, "lab_stage_create, three more stages made, used and destroyed while it lived, "
+                        "copies through all of them and lab_stage_destroy");
     stage_bufs_free(&b);
 }
 
@@ -1441,7 +1573,8 @@ static int held_copy(lab_stage *s, stage_bufs *b, unsigned char *dst, unsigned c
 XL_TEST(host, hazards, 10, XL_GPU,
         "lab_stage_copy's waits, each made certain by holding one stream up 10 ms: dst_stream held (a buffer refilled "
         "before its copy in read it), src_stream held with the last copy's data in the buffers (a copy in before its "
-        "copy out), two copies back to back with dst_stream held (the previous call's buffers)",
+        "copy out), two copies back to back with the first's dst_stream held (the previous call's buffers), either "
+        "call on two streams, one stream for both or the legacy stream",
         30)
 {
     stage_bufs b;
@@ -1475,28 +1608,45 @@ XL_TEST(host, hazards, 10, XL_GPU,
                  "carrying the previous copy's data: make dst_stream wait for the event recorded on src_stream after "
                  "the chunk's copy out");
 
-    /* 3: two calls back to back, dst_stream held: the second call's copies out must wait for the first call's copies
-     * in (an earlier call's buffers) */
-    snprintf(what, sizeof what, "two lab_stage_copy calls back to back (%zu bytes each, chunks of %zu) with "
-             "dst_stream held up 10 ms before the first", bytes, chunk);
-    xl_fill_random(b.want, bytes, xl_fresh_seed());
-    xl_fill_random(want2, bytes, xl_fresh_seed());
-    upload_on(0, b.src_buf, b.want, bytes);
-    upload_on(0, src2, want2, bytes);
-    fill_on(0, b.dst_buf, XL_POISON_BYTE, 2 * bytes + 2 * GUARD);
-    kit_use_device(0);
-    xl_delay(b.ds, HOLD_NS);
-    int rc1 = lab_stage_copy(s, b.dst_buf, b.src_buf, bytes, b.ss, b.ds);
-    int rc2 = lab_stage_copy(s, dst2, src2, bytes, b.ss, b.ds);
-    cr_assert(rc1 == 0 && rc2 == 0, "%s: they returned %d and %d", what, rc1, rc2);
-    sync_all(what);
-    XL_CHECK(cudaMemcpy(b.got, b.dst_buf, bytes + GUARD, cudaMemcpyDefault));
-    expect_block(b.got, b.want, bytes, 1, NULL, what, "the first call's dst",
-                 "the second call's copies out refilled the buffers before the first call's copies in had read them: "
-                 "lab.h: a buffer is written only after the copy in that last read it has finished, an earlier call's "
-                 "too (keep the events in the stage, and wait for them in the next call)");
-    XL_CHECK(cudaMemcpy(b.got, dst2, bytes + GUARD, cudaMemcpyDefault));
-    expect_block(b.got, want2, bytes, 1, NULL, what, "the second call's dst", "");
+    /* 3: two calls back to back through one stage, the first call's copy-in stream held: a buffer is refilled only
+     * after the copy in that last read it, an earlier call's too, whatever streams either call was given (two, one
+     * stream for both, the legacy stream): the second call's copies out run at once on a stream not held, and its
+     * copies in (where they share the first's held stream) run after the first's */
+    cudaStream_t x = dev_stream(0);
+    const struct {
+        cudaStream_t s1, d1, s2, d2;
+        const char *how;
+    } pairs[] = {
+        {b.ss, b.ds, b.ss, b.ds, "both on src_stream and dst_stream"},
+        {b.ds, b.ds, b.ss, b.ds, "the first on dst_stream for both, the second on src_stream and dst_stream"},
+        {0, 0, b.ss, 0, "the first on the legacy stream for both, the second on src_stream and the legacy stream"},
+        {b.ss, b.ds, x, x, "the first on src_stream and dst_stream, the second on a third stream for both"},
+        {b.ss, b.ds, 0, 0, "the first on src_stream and dst_stream, the second on the legacy stream for both"},
+    };
+    const char *hint = "a host buffer was refilled while the other call still needed it: lab.h: a buffer is written "
+                       "only after the copy in that last read it has finished, an earlier call's too, whatever the "
+                       "streams (keep the events in the stage, record them in every call, on one stream too, and wait "
+                       "for them in the next)";
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        snprintf(what, sizeof what, "two lab_stage_copy calls back to back (%zu bytes each, chunks of %zu), %s, the "
+                 "first's dst_stream held up 10 ms before it", bytes, chunk, pairs[p].how);
+        xl_fill_random(b.want, bytes, xl_fresh_seed());
+        xl_fill_random(want2, bytes, xl_fresh_seed());
+        upload_on(0, b.src_buf, b.want, bytes);
+        upload_on(0, src2, want2, bytes);
+        fill_on(0, b.dst_buf, XL_POISON_BYTE, 2 * bytes + 2 * GUARD);
+        kit_use_device(0);
+        xl_delay(pairs[p].d1, HOLD_NS);
+        int rc1 = lab_stage_copy(s, b.dst_buf, b.src_buf, bytes, pairs[p].s1, pairs[p].d1);
+        int rc2 = lab_stage_copy(s, dst2, src2, bytes, pairs[p].s2, pairs[p].d2);
+        cr_assert(rc1 == 0 && rc2 == 0, "%s: they returned %d and %d", what, rc1, rc2);
+        sync_all(what);
+        XL_CHECK(cudaMemcpy(b.got, b.dst_buf, bytes + GUARD, cudaMemcpyDefault));
+        expect_block(b.got, b.want, bytes, 1, NULL, what, "the first call's dst", hint);
+        XL_CHECK(cudaMemcpy(b.got, dst2, bytes + GUARD, cudaMemcpyDefault));
+        expect_block(b.got, want2, bytes, 1, NULL, what, "the second call's dst", hint);
+    }
+    XL_CHECK(cudaStreamDestroy(x));
     free(want2);
     lab_stage_destroy(s);
     stage_bufs_free(&b);

@@ -4,6 +4,7 @@
  * Every function returns 0 (or a count) on success and -1 on error, after
  * printing one line that says what was wrong. CUDA errors caught by XL_CHECK
  * are reported by the kit (the grader turns them into a failed test).
+ * Every function frees all the host memory it allocates before it returns.
  */
 #ifndef LAB01_H
 #define LAB01_H
@@ -66,7 +67,7 @@ typedef struct {
  * copies of it, in direction dir. Allocates its own buffers and frees them all before
  * returning. Fills out[0..n-1], writes nothing past it, and returns n; -1 when
  * min_bytes == 0, max_bytes < min_bytes, more than max_points sizes, or memory cannot be
- * allocated. */
+ * allocated; refused for its arguments, it copies nothing and writes nothing into out. */
 int lab_sweep(lab_dir dir, size_t min_bytes, size_t max_bytes, int reps, lab_point *out,
               int max_points);
 
@@ -74,7 +75,8 @@ int lab_sweep(lab_dir dir, size_t min_bytes, size_t max_bytes, int reps, lab_poi
  *     direction,bytes,median_ms,min_ms,max_ms,gbps
  * then one row per point: the n H2D points first (direction "H2D"), then the n D2H points
  * ("D2H"); gbps = bytes * 1e-6 / median_ms (decimal GB/s). Numbers printed with at least
- * 6 significant digits. Returns 0, or -1 when the file cannot be written. */
+ * 6 significant digits. Returns 0, or -1 when the file cannot be opened or written (a failed
+ * write of buffered rows may show only in fclose's result). */
 int lab_write_csv(const char *path, const lab_point *h2d, const lab_point *d2h, int n);
 
 /* ===== Part D: latency and bandwidth ===== */
@@ -83,7 +85,8 @@ int lab_write_csv(const char *path, const lab_point *h2d, const lab_point *d2h, 
  * squared relative errors ((L + bytes/B - T) / T)^2, so that small sizes weigh as much as
  * large ones. Sets *latency_us (L in microseconds) and *bandwidth_gbps (B in GB/s).
  * Returns 0, or -1 when n < 2, a time is not positive, or the fitted 1/B is not positive (times
- * that stay flat or fall as the size grows: no finite positive B fits). */
+ * that stay flat or fall as the size grows: no finite positive B fits). The fitted slope decides,
+ * not the first and last times. */
 int lab_fit(const lab_point *pts, int n, double *latency_us, double *bandwidth_gbps);
 
 #ifdef __cplusplus

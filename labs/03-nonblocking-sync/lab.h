@@ -31,9 +31,10 @@ typedef struct {
 
 /* lab_fetch - runs one fetch: enqueue gpu_work and the copy of dev into host on stream (the caller may have
  * queued work there already: yours runs after it), run host_work while the GPU works, and call consume only
- * once host holds the whole result; gpu_work, host_work and consume once each. Wait for this copy only:
- * other streams may be busy with unrelated work. Holds nothing once it returns (an event it made is
- * destroyed). Returns 0, or -1 on bad arguments (NULL). */
+ * once host holds the whole result; gpu_work, host_work and consume once each, in that order (bytes 0 too:
+ * an empty result is valid). Wait for this copy only: other streams may be busy with unrelated work. Holds
+ * nothing once it returns (an event it made is destroyed). Calls may run at once, in several threads (each
+ * with its own job): keep nothing shared between calls. Returns 0, or -1 on bad arguments (NULL). */
 int lab_fetch(const lab_fetch_job *job);
 
 /* lab_fetch_buffer - a host buffer of bytes that lab_fetch can copy into while the host keeps working, and
@@ -61,7 +62,8 @@ typedef struct {
  * host to dev + i * bytes on stream (after any work the caller queued there); fill and gpu_work once per
  * batch. host is overwritten by the next fill: it must not be while a copy still reads it. Returns once
  * every batch is on the device side of the copy (the host buffer is free), having waited for nothing else,
- * and holding nothing (an event it made is destroyed). Returns 0, or -1 on bad arguments (NULL, n < 0). */
+ * and holding nothing (an event it made is destroyed). Calls may run at once, in several threads (each with
+ * its own job). Returns 0, or -1 on bad arguments (NULL, n < 0; a NULL member with n = 0 too). */
 int lab_send(const lab_send_job *job);
 
 #ifdef __cplusplus

@@ -45,15 +45,19 @@ typedef struct lab_pipe lab_pipe;
 
 /* lab_pipe_create - a pipeline for batches of up to max_items items with depth buffers in rotation
  * (depth 2: double-buffering): depth pinned host buffers (they may be write-combined: the host only writes
- * them), depth device buffers, and the streams and events that guard them. Allocate everything here, not per batch. NULL (with a message) on bad
- * arguments (max_items == 0, depth < 1 or > 8) or when out of memory, leaving nothing allocated. */
+ * them), depth device buffers, and the streams and events that guard them. Allocate everything here, not per batch
+ * or per run (cudaMallocAsync included). Each pipe's state is its own: several pipes may be alive at once. NULL (with
+ * a message of one line on stderr) on bad arguments (max_items == 0, depth < 1 or > 8) or when out of memory (any
+ * allocation, stream or event), leaving nothing allocated. */
 lab_pipe *lab_pipe_create(size_t max_items, int depth);
 
 /* lab_pipe_run - runs every batch of job through the stages, overlapped; returns once every result
  * is in job->results and no copy or kernel of this job is still running (the caller may read and
  * reuse everything). Waits for this pipe's work only: other streams may be busy. A pipe runs any
  * number of jobs, each with up to max_items items. 0, or -1 on bad arguments (p, job, a callback or results
- * NULL, items 0 or > max_items, negative batches), before any work. */
+ * NULL, items 0 or > max_items, negative batches), before any work. Copy each batch to the GPU once, items long (not
+ * max_items). At every depth, 1 included, refill a host buffer as soon as its copy in has read it, while its batch
+ * still computes. */
 int lab_pipe_run(lab_pipe *p, const lab_job *job);
 
 /* lab_pipe_destroy - releases everything lab_pipe_create allocated (buffers, streams, events), also right

@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-/* The kit's kernel: enqueues on stream the transform of items words, dev_out[i] = f(dev_in[i]). It returns
- * at once; the kernel fills the whole GPU, so two of them never run side by side. */
+/* The kit's kernel: enqueues on stream the transform of items words, dev_out[i] = f(dev_in[i]); dev_in and
+ * dev_out must not overlap (f is not computed in place). It returns at once; the kernel fills the whole GPU, so two
+ * of them never run side by side. */
 typedef struct {
     void (*launch)(const uint32_t *dev_in, uint32_t *dev_out, size_t items, cudaStream_t stream, void *ctx);
     void *ctx;
@@ -39,13 +40,14 @@ void *lab_host_alloc(size_t bytes);
 void lab_host_free(void *p);
 
 /* lab_pipeline_create - a pipeline of `streams` streams (1 to 32) for chunks of chunk_items words (>= 1):
- * what each stream needs, allocated once. NULL, with a message and nothing leaked, on bad arguments or
- * when out of memory. */
+ * what each stream needs, allocated once. Each stream's device buffers are its own, and no two pipelines share a
+ * stream or device memory. NULL, with a message and nothing leaked, on bad arguments or when out of memory. */
 lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams);
 
 /* lab_pipeline_run - out[i] = f(in[i]) for items words: chunk c is words [c * chunk_items, ...) (the last
  * may be shorter; ceil(items / chunk_items) chunks), one copy in, one k->launch (with k->ctx) and one copy out,
- * on stream c mod streams, issued in the order asked; every copy and kernel on the pipeline's own streams.
+ * on stream c mod streams (the same stream in every run), issued in the order asked; every copy and kernel on the
+ * pipeline's own streams, and no stream waits for another's work (its own order keeps each chunk in sequence).
  * Returns once out holds every result, having waited for this pipeline's streams only. 0, or -1 on bad
  * arguments (p, k or k->launch NULL, or an unknown order, whatever items; in or out NULL when items > 0). */
 int lab_pipeline_run(lab_pipeline *p, const uint32_t *in, uint32_t *out, size_t items, lab_order order,

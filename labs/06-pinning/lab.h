@@ -50,15 +50,18 @@ int lab_register(void *data, size_t bytes, lab_pinned *out);
 
 /* Every lab_pin_* and lab_register: 0 with *out filled, or -1 with a one-line message and *out zeroed,
  * nothing left allocated, pinned, or pending as a CUDA error, for bytes == 0, a NULL fill, data or out,
- * memory the system cannot give or pin, or a range that overlaps one already registered. */
+ * memory the system cannot give or pin, or a range that overlaps one already registered. Memory the GPU could not
+ * copy into (a read-only mapping) counts as memory the system cannot pin: -1, never a read-only registration. */
 
 /* lab_unpin - the release that matches b->method: after it nothing of b is pinned, and nothing that the
- * method allocated is left; zeroes *b. A zeroed or NULL b does nothing. */
+ * method allocated is left; zeroes *b. A zeroed or NULL b does nothing. It never frees memory that is still
+ * page-locked: unregister first, then free. */
 void lab_unpin(lab_pinned *b);
 
 /* lab_breakeven - how many transfers of bytes it takes before pinning, which costs pin_ms once, has paid
  * for itself, when each transfer runs at pinned_gbps from pinned memory and at pageable_gbps from
- * pageable memory (decimal GB/s): the smallest n with n * (pageable time - pinned time) >= pin_ms.
+ * pageable memory (decimal GB/s): the smallest n with n * (pageable time - pinned time) >= pin_ms, exactly (a
+ * pin_ms one double above n savings needs n + 1: no slack for rounding).
  * 0 when pin_ms <= 0, whatever the other arguments; otherwise -1 when pinned is no faster, an argument is not a
  * number (NaN) or another one is not positive (-0.0 is not positive), or n does not fit in a long. */
 long lab_breakeven(double pin_ms, size_t bytes, double pinned_gbps, double pageable_gbps);

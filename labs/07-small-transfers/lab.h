@@ -52,7 +52,8 @@ lab_packer *lab_packer_create(size_t max_bytes, int max_pieces);
  * nothing */
 void lab_packer_destroy(lab_packer *p);
 
-/* A packer serves any number of calls, in either direction, on any streams, one call at a time. */
+/* A packer serves any number of calls, in either direction, on any streams, one call at a time. Different packers
+ * may serve calls at the same time, from different host threads. */
 
 /* lab_send_packed - host to device: the n pieces' host bytes land in their dev, exactly, and nothing else on the
  * device changes. Packs the pieces into the pinned staging buffer with an offsets table, copies it in trips (see

@@ -14,7 +14,7 @@
  * - Each function leaves the current device (cudaGetDevice) as it found it. A kernel launch, an event record and an
  *   event's creation happen on the current device: set it (cudaSetDevice) to the device of the stream or event first.
  * - A refusal returns -1 (or NULL) with one line on stderr naming the function and the rule, before any work: nothing
- *   copied, launched, enabled, created or held, and no CUDA error left (cudaGetLastError() gives cudaSuccess).
+ *   copied, launched, queued, enabled, created or held, and no CUDA error left (cudaGetLastError() gives cudaSuccess).
  * - A function that takes streams queues its work there, after the work already queued on them, and returns without
  *   waiting (no cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize). A stream belongs to the device
  *   named for it; 0 (the legacy stream) only where every device named is the current device.
@@ -46,7 +46,8 @@ typedef struct lab_group lab_group; /* yours: define it in lab.cu */
  * *peer is 1 when every pair of distinct devices has access both ways (so also with one device), else 0, and then
  * exactly one line on stderr for the whole call names the first pair without it, e.g.
  * "lab_group_create: GPU 0 and GPU 1 have no peer path: their copies go through the host"; nothing printed with 1.
- * Also made here, once: the events lab_ring_exchange needs, each on its rank's device.
+ * Also made here, once: the events lab_ring_exchange needs, each on its rank's device. Each group's are its own:
+ * groups may be alive at once, used in turn, and one destroyed while another is still used.
  * NULL, with no direction this call enabled left enabled, nothing held and no error left: for devs or peer NULL, n out
  * of range, a device out of range, or a failure (an event that cannot be created, an enable that fails otherwise
  * than as already enabled). */
@@ -71,10 +72,11 @@ int lab_peer_copy(void *dst, int dst_dev, const void *src, int src_dev, size_t b
  * to recv[(i + 1) % n] (device memory of the next rank's device), all n copies at once: with n = 2 both directions,
  * with n = 1 rank 0 to itself. streams[i] is rank i's stream (of its device; ranks may share one). Rank i's copy is
  * one copy as lab_peer_copy makes, queued on streams[i], and starts only after the work queued before the call on
- * streams[i] (it may still write send[i]) and on streams[(i + 1) % n] (it may still read recv[(i + 1) % n]); work
- * queued after the call on streams[j] sees recv[j] complete. Wait with g's events (cudaEventRecord on a stream of the
- * event's device, cudaStreamWaitEvent on any). No send or recv block overlaps another. bytes 0: 0 and nothing. -1 for
- * g, send, recv or streams NULL, or with bytes > 0 a send[i] or recv[i] NULL. */
+ * streams[i] (it may still write send[i]) and on streams[(i + 1) % n] (it may still read recv[(i + 1) % n]), and
+ * waits for nothing else (not for another rank's copy on another stream); work queued after the call on streams[j]
+ * sees recv[j] complete. Wait with g's events (cudaEventRecord on a stream of the event's device, cudaStreamWaitEvent
+ * on any). No send or recv block overlaps another. bytes 0: 0 and nothing. -1 for g, send, recv or streams NULL, or
+ * with bytes > 0 a send[i] or recv[i] NULL. */
 int lab_ring_exchange(lab_group *g, void *const *send, void *const *recv, size_t bytes, const cudaStream_t *streams);
 
 /* ===== A kernel reading another GPU's memory ===== */
@@ -87,9 +89,9 @@ typedef struct {
     size_t words;
 } lab_read_job;
 
-/* lab_read_direct - reps passes of out[k] += src[k] for every k < words, as <<< >>> launches on stream (a stream of
- * out_dev) with out_dev current, reading src where it lies: across the link when src_dev is another GPU. No copy of
- * any kind. Consecutive threads take consecutive words. */
+/* lab_read_direct - reps passes of out[k] += src[k] for every k < words, each pass one <<< >>> launch (reps in all) on
+ * stream (a stream of out_dev) with out_dev current, reading src where it lies: across the link when src_dev is another
+ * GPU. No copy of any kind. Consecutive threads take consecutive words. */
 int lab_read_direct(const lab_read_job *j, int reps, cudaStream_t stream);
 
 /* lab_read_copied - copy first: one copy of src's words into scratch (device memory of out_dev, words long, not
@@ -104,20 +106,20 @@ int lab_read_copied(const lab_read_job *j, uint32_t *scratch, int reps, cudaStre
 typedef struct lab_stage lab_stage; /* yours */
 
 /* lab_stage_create - staging from src_dev to dst_dev (equal or not) in chunks of chunk_bytes (1 to LAB_CHUNK_MAX):
- * page-locked host memory for two chunks, pinned for every device (cudaHostAllocPortable; one allocation or two),
- * and the events that guard it, each made on the device whose stream records it. A copy allocates nothing. NULL
- * with a message, nothing held, no error left, for chunk_bytes 0 or past LAB_CHUNK_MAX, a device out of range, or
- * a failure. */
+ * page-locked host memory for two chunks, pinned for every device (cudaHostAllocPortable; one allocation or two), and
+ * the events that guard it, each made on the device whose stream records it; each stage's are its own (stages may be
+ * alive at once). A copy allocates nothing. NULL with a message, nothing held, no error left, for chunk_bytes 0 or past
+ * LAB_CHUNK_MAX, a device out of range, or a failure. */
 lab_stage *lab_stage_create(int src_dev, int dst_dev, size_t chunk_bytes);
 
 /* lab_stage_copy - bytes from src (device memory of src_dev) to dst (device memory of dst_dev) through the two host
  * buffers in turn: chunk c (chunk_bytes; the last one what is left) goes out of src into buffer c % 2 as one
  * cudaMemcpyAsync on src_stream (a stream of src_dev), then from that buffer into dst as one cudaMemcpyAsync on
  * dst_stream (a stream of dst_dev), so that chunk c's copy in runs while chunk c + 1's copy out does. A buffer is
- * written only after the copy in that last read it has finished (an earlier call's too), and read only after the
- * copy out that filled it: events, never host waits. The copies out follow the work queued on src_stream before the
- * call, the copies in that on dst_stream; work queued on dst_stream after the call sees dst complete. The two
- * streams may be one (then nothing overlaps). bytes 0: 0 and nothing. -1 for s NULL, or with bytes > 0 dst or src
+ * written only after the copy in that last read it has finished (an earlier call's too, whatever its streams), and read
+ * only after the copy out that filled it: events, never host waits. The copies out follow the work queued on src_stream
+ * before the call, the copies in that on dst_stream; work queued on dst_stream after the call sees dst complete. The
+ * two streams may be one (then nothing overlaps). bytes 0: 0 and nothing. -1 for s NULL, or with bytes > 0 dst or src
  * NULL. */
 int lab_stage_copy(lab_stage *s, void *dst, const void *src, size_t bytes, cudaStream_t src_stream,
                    cudaStream_t dst_stream);

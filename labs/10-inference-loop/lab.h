@@ -114,7 +114,7 @@ int lab_run_async(lab_loop *L, const lab_job *job);
  * W frames); this thread issues each full slot's copy in, model run and copy out on stream i mod streams of the
  * loop, with that stream's executor, and delivers in order. A slot is refilled only once its copy in has read it, a
  * device buffer only once the model has read it, a result slot only once it has been delivered. The workers stop
- * when the run returns and sleep (not spin) until the next. */
+ * when the run returns and sleep (not spin) until the next, woken by nothing else (no timed wait to look again). */
 int lab_run_pipelined(lab_loop *L, const lab_job *job);
 
 /* ===== Choosing the batch ===== */
@@ -146,8 +146,8 @@ typedef struct {
  * its latency is the largest latency_max_ms among them, its speed the median of their fps, the mean of the middle
  * two for an even count). Eligible: latency <= LAB_LATENCY_MARGIN * bound_ms and batch <= max_batch. Returns the
  * eligible batch with the highest speed (the smaller batch on a tie); 0 when none is eligible. Points with batch < 1
- * or a NaN or negative figure are skipped. -1 for points NULL with n > 0, n < 0, bound_ms NaN, infinite or <= 0, or
- * max_batch < 1. */
+ * or a NaN or negative figure are skipped: they count in none of their batch's figures (-0.0 is not negative). -1
+ * for points NULL with n > 0, n < 0, bound_ms NaN, infinite or <= 0, or max_batch < 1. */
 int lab_choose_batch(const lab_point *points, int n, double bound_ms, int max_batch);
 
 /* The explorer's sweep and the kit's named configuration. */
