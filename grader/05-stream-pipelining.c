@@ -546,7 +546,7 @@ static void check_order(lab_order order)
 /* ===== Part A: the pipeline ===== */
 
 /* create_said - lab_pipeline_create(chunk_items, streams) with its stderr captured, then passed on: what it returned;
- * *lines, the lines it wrote (1 where stderr could not be captured), and said, their text */
+ * *lines, the lines it wrote (1 where stderr could not be captured: nothing to judge), and said, their text */
 static lab_pipeline *create_said(size_t chunk_items, int streams, int *lines, char *said, size_t len)
 {
     int saved = kit_capture_begin();
@@ -556,16 +556,6 @@ static lab_pipeline *create_said(size_t chunk_items, int streams, int *lines, ch
         *lines = 1;
     fputs(said, stderr);
     return p;
-}
-
-/* expect_one_line - a create described by call returned NULL having written lines lines, said: lab.h asks for a
- * message, and a message is one line */
-static void expect_one_line(int lines, const char *said, const char *call)
-{
-    cr_assert(lines > 0, "%s returned NULL without a word on stderr: lab.h asks for NULL with a message, so that the "
-              "caller knows why (one line saying what was wrong, e.g. with fprintf(stderr, ...))", call);
-    cr_assert(lines == 1, "%s returned NULL and wrote %d lines on stderr (\"%.300s\"): a message is one line saying "
-              "what was wrong", call, lines, said);
 }
 
 /* expect_create_refused - lab_pipeline_create(chunk_items, streams) returns NULL with one line on stderr; why says
@@ -579,7 +569,7 @@ static void expect_create_refused(size_t chunk_items, int streams, const char *w
         lab_pipeline_destroy(p);
     snprintf(call, sizeof call, "lab_pipeline_create(%zu words, %d streams)", chunk_items, streams);
     cr_assert(p == NULL, "%s returned a pipeline: it must return NULL (%s)", call, why);
-    expect_one_line(lines, said, call);
+    kit_expect_one_line(0, lines, said, call, "NULL"); /* 0: create_said counts what it could not capture as 1 line */
 }
 
 /* What pipeline_attempt saw: the first create that returned NULL with other than one line on stderr. */
@@ -708,7 +698,7 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
                   "cudaGetLastError to find: where you handle a failed call, clear its error", huge[i],
                   cudaGetErrorName(left));
         snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams), out of device memory", huge[i], s_ok);
-        expect_one_line(lines, said, what);
+        kit_expect_one_line(0, lines, said, what, "NULL");
     }
     kit_expect_released(h0, "lab_pipeline_create refused bad arguments and sizes no GPU holds");
     /* each refusal, repeated: a few hundred bytes malloc'd and not freed on the way out are under KIT_HEAP_SLACK once,
@@ -731,7 +721,7 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
     if (attempt_said.bad) {
         snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams), with its create number %ld (a stream "
                  "or a device buffer) failing as out of memory,", z.size, z.count, attempt_said.bad);
-        expect_one_line(attempt_said.lines, attempt_said.said, what);
+        kit_expect_one_line(0, attempt_said.lines, attempt_said.said, what, "NULL");
     }
     cr_assert(made >= 2L * z.count, "%s made %ld allocations and streams: it needs a stream and device buffers "
               "for each of its streams", what, made);

@@ -633,6 +633,22 @@ int kit_capture_end(int saved, char *text, size_t len)
     return lines;
 }
 
+void kit_expect_one_line(int saved, int lines, const char *text, const char *call, const char *returned)
+{
+    char one[400];
+    size_t k = 0;
+    for (const char *c = text; *c && k + 4 < sizeof one; c++) /* the lines on one, " | " between */
+        if (*c != '\n')
+            one[k++] = *c;
+        else if (c[1])
+            one[k++] = ' ', one[k++] = '|', one[k++] = ' ';
+    one[k] = '\0';
+    cr_assert(saved < 0 || lines == 1,
+              "%s returned %s and wrote %d lines on stderr%s%s%s: lab.h asks for %s with a message of one line saying "
+              "what was wrong (one fprintf(stderr, ...) ending in a newline)",
+              call, returned, lines, lines ? " (\"" : "", one, lines ? "\")" : "", returned);
+}
+
 /* ===== Waits, streams and threads (lab 10) ===== */
 
 /* legacy - 1 when s is the legacy default stream, by either of its names */

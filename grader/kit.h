@@ -274,6 +274,11 @@ int kit_capture_begin(void);
 /* kit_capture_end - stderr back as it was before kit_capture_begin returned saved; what was written meanwhile into
  * text (len bytes, cut there, NUL-terminated); the number of lines it held (a last line without '\n' counts) */
 int kit_capture_end(int saved, char *text, size_t len);
+/* kit_expect_one_line - the rule of every contract that refuses or fails "with a message": fails unless a call that
+ * returned returned ("NULL", "-1") wrote exactly one line on stderr, lines of them (kit_capture_end's), text (its
+ * words, shown on one line in the message); call names the call, its arguments and why it returned that. Nothing is
+ * judged when saved (kit_capture_begin's answer) is -1: stderr could not be captured. */
+void kit_expect_one_line(int saved, int lines, const char *text, const char *call, const char *returned);
 
 /* ===== Waits, streams and threads (lab 10) ===== */
 
