@@ -317,11 +317,16 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
     for (int i = 0; i < 3; i++) {
         script sc = {0, 0, WARMUP_MS, {0}, s, 0};
         xl_timing out = {0};
+        char said[512], call[64];
+        int saved = kit_capture_begin();
         int rc = lab_time_gpu(scripted_work, &sc, s, bad[i][0], bad[i][1], &out);
+        int lines = kit_capture_end(saved, said, sizeof said);
         cr_assert(rc == -1 && sc.calls == 0,
                   "lab_time_gpu(warmup %d, reps %d) returned %d and called the work %d times: lab.h allows warmup >= 0 "
                   "and 1 <= reps <= 1024, and asks for -1 before any work otherwise",
                   bad[i][0], bad[i][1], rc, sc.calls);
+        snprintf(call, sizeof call, "lab_time_gpu(warmup %d, reps %d)", bad[i][0], bad[i][1]);
+        kit_expect_one_line(saved, lines, said, call, "-1");
     }
     kit_expect_released(before, "lab_time_gpu with bad arguments");
 
@@ -517,11 +522,13 @@ static void expect_copy_rc(void *dst, const void *src, size_t bytes, lab_dir dir
     else
         snprintf(name, sizeof name, "direction %d", (int)dir);
     snprintf(call, sizeof call, "lab_copy(%s, %s, %zu, %s)", dst ? "dst" : "NULL", src ? "src" : "NULL", bytes, name);
-    int quiet = want < 0 ? kit_quiet_begin() : -1; /* the student's line about the bad argument is right, not news */
+    char said[512];
+    int saved = want < 0 ? kit_capture_begin() : -1; /* the student's line about the bad argument: counted, not shown */
     int rc = lab_copy(dst, src, bytes, dir);
-    if (want < 0)
-        kit_quiet_end(quiet);
+    int lines = want < 0 ? kit_capture_end(saved, said, sizeof said) : 0;
     cr_assert(rc == want, "%s returned %d; it must return %d: %s", call, rc, want, why);
+    if (want < 0)
+        kit_expect_one_line(saved, lines, said, call, "-1");
 }
 
 XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffers and a bad direction return -1", 10)
@@ -707,15 +714,19 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
              dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", min, max, reps, max_points);
     xl_poison(out, sizeof out);
     long dev_before = xl_resources_now().dev_allocations;
+    char said[512];
+    int saved = want_n < 0 ? kit_capture_begin() : -1; /* a refusal's line: counted, not shown */
     xl_copylog_start(recs, LOG_MAX);
     xl_synclog_start(syncs, SYNC_MAX);
     int n = lab_sweep(dir, min, max, reps, out, max_points);
     int nsync = xl_synclog_stop();
     int nrec = xl_copylog_stop();
+    int lines = want_n < 0 ? kit_capture_end(saved, said, sizeof said) : 0;
     long left = xl_resources_now().dev_allocations - dev_before;
     cr_assert(left <= 0, "%s left %ld device buffers allocated: free (cudaFree) every buffer it allocates", call, left);
     if (want_n < 0) { /* refused for its arguments: before it measures or writes anything */
         cr_assert(n == -1, "%s returned %d; it must return -1: %s", call, n, why);
+        kit_expect_one_line(saved, lines, said, call, "-1");
         cr_assert(xl_check_poison(out, sizeof out, &bad) == 0,
                   "%s returned -1 (%s), yet it had written into out[%zu]: check the arguments, max_points included, "
                   "before measuring anything, and write nothing into out when refusing", call, why, bad / sizeof *out);
@@ -919,6 +930,20 @@ static void expect_row(const char *line, const char *dir, const lab_point *p, in
               bytes != p->bytes ? " (bytes is a size_t: print it with %zu)" : "");
 }
 
+/* csv_said - lab_write_csv(path, h2d, d2h, n) with its stderr counted, not shown: what it returned; a -1 must come
+ * with one line (lab.h) */
+static int csv_said(const char *path, const lab_point *h2d, const lab_point *d2h, int n)
+{
+    char said[512], call[300];
+    int saved = kit_capture_begin();
+    int rc = lab_write_csv(path, h2d, d2h, n);
+    int lines = kit_capture_end(saved, said, sizeof said);
+    snprintf(call, sizeof call, "lab_write_csv(\"%s\", h2d, d2h, %d)", path, n);
+    if (rc == -1)
+        kit_expect_one_line(saved, lines, said, call, "-1");
+    return rc;
+}
+
 /* expect_csv - lab_write_csv of n fresh random points per direction (0 <= n <= 17), read back row by row, in a folder
  * made in $TMPDIR (or /tmp); with existed, the path already holds more lines of other text than the CSV will (the
  * explorer run twice): they must all be gone. The file and its folder are removed before any check can end the
@@ -990,9 +1015,7 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
     expect_csv(0, 0); /* no points: the header alone */
     expect_csv((int)kit_rand_int(0, 17), 1); /* over a file that exists: replaced, not appended to */
     random_points(p, 1, xl_fresh_seed());
-    int quiet = kit_quiet_begin(); /* the student's own line about the bad path is right, not news */
-    int rc = lab_write_csv("/nonexistent-xferlab/dir/sweep.csv", p, p, 1);
-    kit_quiet_end(quiet);
+    int rc = csv_said("/nonexistent-xferlab/dir/sweep.csv", p, p, 1);
     cr_assert(rc == -1, "lab_write_csv into a folder that does not exist must return -1");
     /* a file that opens but whose rows cannot be written (/dev/full: every write fails, no space left): the rows
      * are buffered, so the failure shows at the latest when fclose writes them out */
@@ -1003,9 +1026,7 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
         int n = (int)kit_rand_int(1, 17);
         random_points(h2d, n, xl_fresh_seed());
         random_points(d2h, n, xl_fresh_seed() + 1000);
-        quiet = kit_quiet_begin();
-        rc = lab_write_csv("/dev/full", h2d, d2h, n);
-        kit_quiet_end(quiet);
+        rc = csv_said("/dev/full", h2d, d2h, n);
         cr_assert(rc == -1, "lab_write_csv(\"/dev/full\", h2d, d2h, n = %d) returned %d: the file opens, but no row "
                   "can be written there (no space left), so it must return -1. Buffered rows are written at the latest "
                   "by fclose: check its result (and any fprintf's or fflush's)", n, rc);
@@ -1097,6 +1118,20 @@ static void model_points(lab_point *p, int n, double l_us, double b_gbps, double
     }
 }
 
+/* fit_said - lab_fit(p, n, l, b) with its stderr counted, not shown: what it returned; a -1 must come with one line
+ * (lab.h) */
+static int fit_said(const lab_point *p, int n, double *l, double *b)
+{
+    char said[512], call[64];
+    int saved = kit_capture_begin();
+    int rc = lab_fit(p, n, l, b);
+    int lines = kit_capture_end(saved, said, sizeof said);
+    snprintf(call, sizeof call, "lab_fit(points, %d, &l, &b)", n);
+    if (rc == -1)
+        kit_expect_one_line(saved, lines, said, call, "-1");
+    return rc;
+}
+
 XL_TEST(fit, synthetic, 5, XL_CPU,
         "lab_fit recovers L and B from exact and noisy synthetic sweeps of 2 or more points; -1 for fewer than two "
         "points, a time that is not positive, or a fitted slope that is not positive, whatever the first and last times", 10)
@@ -1143,16 +1178,14 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
     snprintf(what, sizeof what, "noisy synthetic sweep of %d points", n);
     expect_fit_like_kit(p, n, what);
 
-    /* from here lab_fit is called to fail: the lines the student's code prints there are right, not shown (a failed
-     * check still is: Criterion reports it, not stderr) */
-    int quiet = kit_quiet_begin();
-    cr_assert(lab_fit(p, 0, &l, &b) == -1, "lab_fit with no points must return -1");
+    /* from here lab_fit is called to fail: each -1 must come with one line on stderr, counted, not shown */
+    cr_assert(fit_said(p, 0, &l, &b) == -1, "lab_fit with no points must return -1");
     /* one point: the normal equations are singular, but rounding makes a positive slope of about 1 point in 16, so
      * a fit that does not check n is caught only over many single points of any size and time */
     for (int i = 0; i < 200; i++) {
         double ms = 0.001 * (double)kit_rand_int(1, 100000);
         lab_point one = {.bytes = (size_t)kit_rand_int(1, 1l << 31), .t = {ms, ms, ms, 1}};
-        cr_assert(lab_fit(&one, 1, &l, &b) == -1, "lab_fit with one point (%zu bytes, %g ms) must return -1",
+        cr_assert(fit_said(&one, 1, &l, &b) == -1, "lab_fit with one point (%zu bytes, %g ms) must return -1",
                   one.bytes, one.t.median_ms);
     }
     /* a time of 0 anywhere; a negative one, small beside the others, at the smallest size (the line through the
@@ -1167,7 +1200,7 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
                            : z == 3 ? NAN
                            : z == 4 ? -0.0
                                     : -INFINITY;
-        cr_assert(lab_fit(p, n, &l, &b) == -1,
+        cr_assert(fit_said(p, n, &l, &b) == -1,
                   "lab_fit must return -1 when a time is not positive (point %d of %d: %g ms)", k, n, p[k].t.median_ms);
         p[k].t.median_ms = keep;
     }
@@ -1175,14 +1208,14 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
     for (int i = 0; i < n; i++)
         p[i].t.median_ms = flat;
     b = NAN;
-    int rc = lab_fit(p, n, &l, &b);
+    int rc = fit_said(p, n, &l, &b);
     cr_assert(rc == -1 || (rc == 0 && isfinite(b) && b > 0), /* rounding may leave a tiny slope: a huge finite B */
               "lab_fit returned %d with B = %g GB/s when the time is the same (%.1f ms) at all %d sizes: the fitted "
               "1/B is 0, so no finite B fits; return -1",
               rc, b, flat, n);
     for (int i = 0; i < n; i++) /* times that fall as the size grows: no positive bandwidth fits */
         p[i].t.median_ms = 0.05 + 0.5 / (i + 1);
-    cr_assert(lab_fit(p, n, &l, &b) == -1,
+    cr_assert(fit_said(p, n, &l, &b) == -1,
               "lab_fit must return -1 when the times fall as the size grows (%d points, %.3f ms at %zu bytes down to "
               "%.3f ms at %zu): the fitted B would not be positive",
               n, p[0].t.median_ms, p[0].bytes, p[n - 1].t.median_ms, p[n - 1].bytes);
@@ -1201,13 +1234,12 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
             break;
     }
     b = NAN;
-    rc = lab_fit(p, n, &l, &b);
+    rc = fit_said(p, n, &l, &b);
     cr_assert(rc == -1,
               "lab_fit returned %d (B = %g GB/s) for %d points whose times fall from %.3f ms at %zu bytes to %.3f ms, "
               "then end at %.3f ms at %zu bytes: the last time is above the first, yet the weighted fit's 1/B is not "
               "positive, so it must return -1 (judge the fitted slope, not the first and last times)",
               rc, b, n, p[0].t.median_ms, p[0].bytes, p[n - 2].t.median_ms, p[n - 1].t.median_ms, p[n - 1].bytes);
-    kit_quiet_end(quiet);
     /* and the other way: exact data whose first (smallest) time is a slow outlier above the last still fits a
      * positive slope: 0, with the kit's L and B */
     for (int tries = 0;; tries++) {

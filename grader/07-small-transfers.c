@@ -1009,14 +1009,17 @@ KIT_CREATE_ATTEMPT(packer_attempt, lab_packer_create, lab_packer_destroy)
 static void expect_create_refused(size_t max_bytes, int max_pieces, const char *why)
 {
     kit_held before = kit_held_now();
-    int q = kit_quiet_begin();
+    char said[512], call[300];
+    int q = kit_capture_begin(); /* the refusal's line: counted, not shown */
     lab_packer *p = lab_packer_create(max_bytes, max_pieces);
-    kit_quiet_end(q);
+    int lines = kit_capture_end(q, said, sizeof said);
     cudaError_t left = cudaGetLastError();
     if (p)
         lab_packer_destroy(p);
     cr_assert(p == NULL, "lab_packer_create(%zu bytes, %d pieces) returned a packer; with %s it must return NULL "
               "(lab.h)", max_bytes, max_pieces, why);
+    snprintf(call, sizeof call, "lab_packer_create(%zu bytes, %d pieces) with %s", max_bytes, max_pieces, why);
+    kit_expect_one_line(q, lines, said, call, "NULL");
     cr_assert(left == cudaSuccess,
               "lab_packer_create(%zu bytes, %d pieces) returned NULL but left %s for the next cudaGetLastError to "
               "find: where you handle a failed call, clear its error",
@@ -1035,12 +1038,14 @@ static void expect_refused(int which, lab_packer *p, const lab_piece *pieces, in
     static call_seen c;
     char what[400];
     snprintf(what, sizeof what, "%s with %s", call_names[which], why);
-    int q = kit_quiet_begin();
+    char said[512];
+    int q = kit_capture_begin(); /* the refusal's line: counted, not shown */
     call(which, p, pieces, n, s, &c, what);
-    kit_quiet_end(q);
+    int lines = kit_capture_end(q, said, sizeof said);
     cudaError_t left = cudaGetLastError();
     cr_assert(c.rc == -1, "%s (every other argument valid) returned %d: lab.h says -1, with a one-line message, "
               "before any work", what, c.rc);
+    kit_expect_one_line(q, lines, said, what, "-1");
     cr_assert(c.ncopies == 0 && c.batches.calls == 0,
               "%s returned -1, but only after asking for %d copies and %d batch calls: check every argument before "
               "any work (lab.h)",

@@ -732,12 +732,14 @@ static void expect_refused(int fn, const lab_job *j, uint32_t *dev, int reps, in
     static call_seen cs;
     char what[600];
     snprintf(what, sizeof what, "%s with %s", fn_names[fn], why);
-    int q = kit_quiet_begin();
+    char said[512];
+    int q = kit_capture_begin(); /* the refusal's line: counted, not shown */
     watch(fn, j, dev, reps, prefetch, s, &cs, what);
-    kit_quiet_end(q);
+    int lines = kit_capture_end(q, said, sizeof said);
     cudaError_t left = cudaGetLastError();
     cr_assert(cs.rc == -1, "%s (every other argument valid) returned %d: lab.h says -1, with a one-line message, "
               "before any work", what, cs.rc);
+    kit_expect_one_line(q, lines, said, what, "-1");
     cr_assert(cs.ncopies == 0 && cs.batches.calls == 0 && cs.nmem == 0,
               "%s returned -1, but only after %d copies and %d prefetches, advice calls or launches: check every "
               "argument before any work (lab.h)", what, cs.ncopies + cs.batches.calls, cs.nmem);
@@ -1234,15 +1236,17 @@ static void expect_mapped_refused(size_t bytes, int with_dev, const char *why)
 {
     kit_held before = kit_held_now();
     void *d = &d;
-    int q = kit_quiet_begin();
+    char said[512];
+    int q = kit_capture_begin(); /* the refusal's line: counted, not shown */
     void *h = lab_mapped_alloc(bytes, with_dev ? &d : NULL);
-    kit_quiet_end(q);
+    int lines = kit_capture_end(q, said, sizeof said);
     cudaError_t left = cudaGetLastError();
     if (h)
         cudaFreeHost(h);
     char what[240];
     snprintf(what, sizeof what, "lab_mapped_alloc(%zu bytes, %s) (%s)", bytes, with_dev ? "&dev" : "NULL", why);
     cr_assert(h == NULL, "%s returned memory; lab.h: NULL", what);
+    kit_expect_one_line(q, lines, said, what, "NULL");
     cr_assert(with_dev == 0 || d == NULL, "%s returned NULL but left *dev as %p: lab.h: *dev NULL", what, d);
     cr_assert(left == cudaSuccess, "%s returned NULL but left %s for the next cudaGetLastError to find: clear the "
               "error of a call that failed", what, cudaGetErrorName(left));
@@ -1421,15 +1425,17 @@ static void managed_alloc_device1(int device0)
 static void expect_managed_refused(size_t bytes, int advice, const char *why)
 {
     kit_held before = kit_held_now();
-    int q = kit_quiet_begin();
+    char said[512];
+    int q = kit_capture_begin(); /* the refusal's line: counted, not shown */
     void *p = lab_managed_alloc(bytes, (lab_advice)advice);
-    kit_quiet_end(q);
+    int lines = kit_capture_end(q, said, sizeof said);
     cudaError_t left = cudaGetLastError();
     if (p)
         cudaFree(p);
     char what[240];
     snprintf(what, sizeof what, "lab_managed_alloc(%zu bytes, advice %d) (%s)", bytes, advice, why);
     cr_assert(p == NULL, "%s returned memory; lab.h: NULL", what);
+    kit_expect_one_line(q, lines, said, what, "NULL");
     cr_assert(left == cudaSuccess, "%s returned NULL but left %s for the next cudaGetLastError to find: clear the "
               "error of a call that failed, and free what was allocated", what, cudaGetErrorName(left));
     kit_expect_released(before, what);
