@@ -47,7 +47,8 @@ LDLIBS := -lpthread -ldl -lrt
 # records: a grader names a wait that covers the whole device or the legacy stream), and common/threads.c counts
 # the threads started and joined (pthread_join, pthread_detach), and fails pthread_create on demand where a grader
 # turns that on (xl_fault_threads; off by default: the CUDA runtime, linked statically, starts its own threads
-# through it too). A name no object calls (CUDA 12's _v2 forms
+# through it too), and common/devlog.c counts the cudaSetDevice calls of the test's thread (a grader finds code that
+# changes its caller's device). A name no object calls (CUDA 12's _v2 forms
 # under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
 WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaMemcpyPeerAsync cudaMemcpyPeer cudaDeviceCanAccessPeer cudaDeviceEnablePeerAccess cudaDeviceDisablePeerAccess \
@@ -57,7 +58,7 @@ WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaMemPrefetchAsync cudaMemAdvise cudaMemPrefetchAsync_v2 cudaMemAdvise_v2 cudaMemPrefetchBatchAsync \
   __cudaPushCallConfiguration \
   cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaStreamWaitEvent cudaEventRecord \
-  cudaEventRecordWithFlags pthread_create pthread_join pthread_detach
+  cudaEventRecordWithFlags pthread_create pthread_join pthread_detach cudaSetDevice
 WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
 # A lab's own libraries, LIBS_NN-slug, on every link of that lab (explorers, graders, planted and generated mutants:
 # grader/mutate/mutate.mk links with lab_wrap too). Lab 10's model runs on cuBLAS, the toolkit's shared library: it

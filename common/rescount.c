@@ -18,21 +18,23 @@ cudaError_t __real_cudaEventCreate(cudaEvent_t *e);
 cudaError_t __real_cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags);
 cudaError_t __real_cudaEventDestroy(cudaEvent_t e);
 
-/* Device buffers held: pointer and size, one slot each (bytes 0: a free slot). */
+/* Device buffers held: pointer, size and how it was made, one slot each (ptr NULL: a free slot). */
 static struct {
     void *ptr;
     size_t bytes;
+    int managed;        /* 1: cudaMallocManaged */
+    unsigned int flags; /* cudaMallocManaged's flags */
 } bufs[SLOTS];
 static xl_resources now;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* note_buffer - remembers a device buffer */
-static void note_buffer(void *ptr, size_t bytes)
+/* note_buffer - remembers a device buffer: managed 1 for cudaMallocManaged's, with its flags */
+static void note_buffer(void *ptr, size_t bytes, int managed, unsigned int flags)
 {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < SLOTS; i++)
         if (!bufs[i].ptr) {
-            bufs[i].ptr = ptr, bufs[i].bytes = bytes;
+            bufs[i].ptr = ptr, bufs[i].bytes = bytes, bufs[i].managed = managed, bufs[i].flags = flags;
             break;
         }
     now.dev_allocations++, now.dev_bytes += bytes;
@@ -46,7 +48,7 @@ static void forget_buffer(void *ptr)
     for (int i = 0; i < SLOTS; i++)
         if (bufs[i].ptr == ptr) {
             now.dev_allocations--, now.dev_bytes -= bufs[i].bytes;
-            bufs[i].ptr = NULL, bufs[i].bytes = 0;
+            bufs[i].ptr = NULL, bufs[i].bytes = 0, bufs[i].managed = 0, bufs[i].flags = 0;
             break;
         }
     pthread_mutex_unlock(&lock);
@@ -58,6 +60,20 @@ static void count(long *what, long d)
     pthread_mutex_lock(&lock);
     *what += d;
     pthread_mutex_unlock(&lock);
+}
+
+xl_alloc_kind xl_buffer_kind(const void *ptr, unsigned int *flags)
+{
+    xl_alloc_kind kind = XL_ALLOC_UNKNOWN;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < SLOTS && kind == XL_ALLOC_UNKNOWN; i++)
+        if (bufs[i].ptr == ptr) {
+            kind = bufs[i].managed ? XL_ALLOC_MANAGED : XL_ALLOC_DEVICE;
+            if (flags)
+                *flags = bufs[i].flags;
+        }
+    pthread_mutex_unlock(&lock);
+    return kind;
 }
 
 xl_resources xl_resources_now(void)
@@ -76,7 +92,7 @@ cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes)
         return xl_fault_error();
     cudaError_t e = __real_cudaMalloc(ptr, bytes);
     if (e == cudaSuccess && ptr && *ptr)
-        note_buffer(*ptr, bytes);
+        note_buffer(*ptr, bytes, 0, 0);
     return e;
 }
 
@@ -86,7 +102,7 @@ cudaError_t __wrap_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flag
         return xl_fault_error();
     cudaError_t e = __real_cudaMallocManaged(ptr, bytes, flags);
     if (e == cudaSuccess && ptr && *ptr)
-        note_buffer(*ptr, bytes);
+        note_buffer(*ptr, bytes, 1, flags);
     return e;
 }
 

@@ -27,6 +27,14 @@ typedef struct {
 /* xl_resources_now - the counts so far (all zero in a program not linked with the wrap flags) */
 xl_resources xl_resources_now(void);
 
+/* How a buffer still held was made. */
+typedef enum { XL_ALLOC_UNKNOWN = 0, XL_ALLOC_DEVICE, XL_ALLOC_MANAGED } xl_alloc_kind;
+
+/* xl_buffer_kind - XL_ALLOC_DEVICE when ptr is the start of a buffer cudaMalloc made and not yet freed,
+ * XL_ALLOC_MANAGED for cudaMallocManaged's (then *flags, when flags is not NULL, is the flags it was given:
+ * cudaMemAttachGlobal or cudaMemAttachHost), XL_ALLOC_UNKNOWN otherwise (a pointer inside a buffer too) */
+xl_alloc_kind xl_buffer_kind(const void *ptr, unsigned int *flags);
+
 #ifdef __cplusplus
 }
 #endif

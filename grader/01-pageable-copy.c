@@ -6,9 +6,12 @@
  * in the same run, and the bytes of the student's timed copies are checked after it.
  * Contract checks vary every argument, queue GPU work ahead of a call on the stream it
  * must respect (the caller's, or the legacy stream for lab_copy), record the copies a
- * sweep makes (common/copylog.h) and count what a call leaves allocated (kit_held_now).
+ * sweep makes (common/copylog.h), the event records of each timed run (common/synclog.h), and count what a call
+ * leaves allocated (kit_held_now), refusals and failures included, and the files it leaves open (/proc/self/fd).
  * Tests marked XL_CPU grade without a GPU.
  */
+#include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,7 +59,7 @@ XL_LAB("01", "pageable-copy");
 #define BAND_BUSY_NS 2000000ull    /* and 2 ms ahead of each larger one (kept short: other tests time beside them) */
 #define STALE_BYTE 0x5A            /* what work queued ahead writes: neither the poison nor the data */
 #define LOG_MAX (1 << 14)          /* copies recorded per checked sweep */
-#define SYNC_MAX 4096              /* waits and event records recorded per checked sweep */
+#define SYNC_MAX (1 << 14)         /* waits and event records recorded per checked sweep */
 
 /* random_host - malloc'd host memory holding fresh random data (every page touched); fails the test on OOM */
 static unsigned char *random_host(size_t bytes)
@@ -85,6 +88,8 @@ typedef struct {
     double ms[16];
     cudaStream_t want; /* the caller's stream */
     int other_stream;  /* calls given another stream */
+    int *marks;        /* when not NULL: xl_synclog_count() at the start of each call, for the first nmarks calls */
+    int nmarks;
 } script;
 
 /* scripted_work - lab_work_fn: call k takes ms[k] of GPU time (tail_ms from call n on) */
@@ -92,6 +97,8 @@ static void scripted_work(cudaStream_t s, void *ctx)
 {
     script *sc = ctx;
     double ms = sc->calls < sc->n ? sc->ms[sc->calls] : sc->tail_ms;
+    if (sc->marks && sc->calls < sc->nmarks)
+        sc->marks[sc->calls] = xl_synclog_count();
     sc->calls++;
     sc->other_stream += s != sc->want;
     xl_delay(s, (uint64_t)(ms * 1e6));
@@ -106,22 +113,79 @@ static void expect_own_stream(const script *sc, int warmup, int reps)
               warmup, reps, sc->other_stream, sc->calls);
 }
 
+#define TIMER_LOG (1 << 13) /* waits and event records recorded per checked lab_time_gpu call */
+#define TIMER_MARKS 4096    /* work calls marked per checked call: warm-ups and runs */
+
+/* The record of one lab_time_gpu call watched by timer_watch_start and timer_watch_stop. */
+static xl_sync_rec timer_recs[TIMER_LOG];
+static int timer_marks[TIMER_MARKS];
+static int timer_nrec; /* the calls it recorded (more than TIMER_LOG: only the first are held) */
+
+/* timer_watch_start - records the waits and event records of the lab_time_gpu call about to be made with sc, and
+ * marks where each call of its work falls among them */
+static void timer_watch_start(script *sc)
+{
+    sc->marks = timer_marks;
+    sc->nmarks = TIMER_MARKS;
+    xl_synclog_start(timer_recs, TIMER_LOG);
+}
+
+/* timer_watch_stop - closes timer_watch_start's record, right after the call */
+static void timer_watch_stop(script *sc)
+{
+    timer_nrec = xl_synclog_stop();
+    sc->marks = NULL;
+}
+
+/* expect_runs_bracketed - in timer_watch_stop's record: each timed run (the calls warmup .. warmup + reps - 1 of the
+ * work) must have a CUDA event recorded on the caller's stream after the call before it and before it starts, and
+ * one after it, before the next call (lab.h: each run timed on its own, with CUDA events, on stream itself) */
+static void expect_runs_bracketed(const script *sc, int warmup, int reps)
+{
+    int known = timer_nrec < TIMER_LOG ? timer_nrec : TIMER_LOG;
+    int calls = sc->calls < TIMER_MARKS ? sc->calls : TIMER_MARKS;
+    for (int k = 0; k < reps && warmup + k < calls; k++) {
+        int g = warmup + k, lo = g ? timer_marks[g - 1] : 0, mid = timer_marks[g], hi, before = 0, after = 0;
+        if (g + 1 < calls)
+            hi = timer_marks[g + 1];
+        else if (g + 1 == sc->calls)
+            hi = timer_nrec;
+        else
+            break; /* past the calls marked: not judged */
+        if (hi > known) /* past what the record holds: not judged */
+            break;
+        for (int i = lo; i < mid; i++)
+            before |= timer_recs[i].kind == XL_SYNC_RECORD && kit_same_stream(timer_recs[i].stream, sc->want);
+        for (int i = mid; i < hi; i++)
+            after |= timer_recs[i].kind == XL_SYNC_RECORD && kit_same_stream(timer_recs[i].stream, sc->want);
+        cr_assert(before && after,
+                  "lab_time_gpu(warmup %d, reps %d): timed run %d of %d had no CUDA event recorded on the caller's "
+                  "stream %s it. Record an event on the stream before each run and one after it (cudaEventRecord) and "
+                  "take the run's time from them (cudaEventElapsedTime): that is the GPU's time, where a host clock "
+                  "also counts the launch and the wake-up of the wait",
+                  warmup, reps, k + 1, reps, before ? "after" : "before");
+    }
+}
+
 XL_TEST(timer, waits_for_gpu, 10, XL_TIMED,
         "lab_time_gpu times a 20 ms GPU operation as 20 ms: it waits for the GPU, times on the caller's stream and "
         "releases its events", 10)
 {
     cudaStream_t s = kit_stream();
-    script sc = {0, 0, RUN_NS / 1e6, {0}, s, 0};
+    script sc = {0, 0, RUN_NS / 1e6, {0}, s, 0, NULL, 0};
     xl_timing kit, you = {0};
     xl_time_gpu(scripted_work, &sc, s, 1, 3, &kit);
     sc.calls = 0;
     kit_held before = kit_held_now();
     xl_delay(s, AHEAD_NS); /* queued on the caller's stream before the call: part of no run */
     xl_delay(cudaStreamLegacy, LEGACY_AHEAD_NS); /* an event on any stream but s would wait for this */
+    timer_watch_start(&sc);
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, 0, 3, &you), "lab_time_gpu");
+    timer_watch_stop(&sc);
     expect_own_stream(&sc, 0, 3);
     cr_assert(sc.calls == 3, "with warmup=0 and reps=3, lab_time_gpu must call the work 3 times; it called it %d times%s",
               sc.calls, sc.calls == 4 ? " (a warm-up run although warmup is 0?)" : "");
+    expect_runs_bracketed(&sc, 0, 3);
     double r = you.median_ms / kit.median_ms;
     const char *hint =
         r < 0.5 ? ": does it wait for the stop event (cudaEventSynchronize) before reading the time, and are the events "
@@ -256,7 +320,7 @@ static const char *stat_hint(double got, const double *runs, int reps)
  * event it made is released */
 static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int reps)
 {
-    script sc = {0, warmup + reps, WARMUP_MS, {0}, s, 0};
+    script sc = {0, warmup + reps, WARMUP_MS, {0}, s, 0, NULL, 0};
     char list[160];
     size_t used = 0;
     xl_timing want, you = {0};
@@ -268,11 +332,14 @@ static void expect_scripted(cudaStream_t s, int warmup, const double *runs, int 
     }
     xl_summarize(runs, reps, &want);
     kit_held before = kit_held_now();
+    timer_watch_start(&sc);
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, warmup, reps, &you), "lab_time_gpu");
+    timer_watch_stop(&sc);
     expect_own_stream(&sc, warmup, reps);
     cr_assert(sc.calls == warmup + reps,
               "with warmup=%d and reps=%d, lab_time_gpu must call the work %d times; it called it %d times", warmup,
               reps, warmup + reps, sc.calls);
+    expect_runs_bracketed(&sc, warmup, reps);
     cr_assert(you.reps == reps, "lab_time_gpu(warmup %d, reps %d): out->reps is %d; it must be reps, %d", warmup, reps,
               you.reps, reps);
     double off = fmax(fabs(you.median_ms - want.median_ms),
@@ -304,18 +371,30 @@ static int timer_again(void *ctx)
     return lab_time_gpu(scripted_work, &a->sc, a->sc.want, a->warmup, a->reps, &t);
 }
 
+/* timer_refused - kit_expect_no_heap_leak's attempt: lab_time_gpu with reps 0 or 1025 on the stream *ctx, its line
+ * kept out of the output; 0 when it returned -1 without calling the work, as it must */
+static int timer_refused(void *ctx)
+{
+    script sc = {0, 0, WARMUP_MS, {0}, *(cudaStream_t *)ctx, 0, NULL, 0};
+    xl_timing out;
+    int quiet = kit_quiet_begin();
+    int rc = lab_time_gpu(scripted_work, &sc, sc.want, 2, kit_rand_int(0, 1) ? 0 : 1025, &out);
+    kit_quiet_end(quiet);
+    return rc == -1 && sc.calls == 0 ? 0 : -1;
+}
+
 XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
         "lab_time_gpu calls the work warmup + reps times for any warmup and reps, times only the reps runs and "
         "reports their median, min and max; bad arguments give -1", 10)
 {
     static const int bad[3][2] = {{2, 0}, {2, 1025}, {-1, 3}}; /* warmup, reps */
     cudaStream_t s = kit_stream();
-    script first = {0, 0, WARMUP_MS, {0}, s, 0};
+    script first = {0, 0, WARMUP_MS, {0}, s, 0, NULL, 0};
     xl_timing t;
     xl_time_gpu(scripted_work, &first, s, 1, 1, &t); /* loads the delay kernel (lazily loaded): no run below pays */
     kit_held before = kit_held_now();
     for (int i = 0; i < 3; i++) {
-        script sc = {0, 0, WARMUP_MS, {0}, s, 0};
+        script sc = {0, 0, WARMUP_MS, {0}, s, 0, NULL, 0};
         xl_timing out = {0};
         char said[512], call[64];
         int saved = kit_capture_begin();
@@ -329,6 +408,8 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
         kit_expect_one_line(saved, lines, said, call, "-1");
     }
     kit_expect_released(before, "lab_time_gpu with bad arguments");
+    kit_expect_no_heap_leak(timer_refused, &s, "lab_time_gpu refusing reps 0 or 1025",
+                            "allocate nothing before the arguments are checked, or free it before returning -1");
 
     /* an odd and an even count of runs whose min, median, mean, max, first and last all differ, after 0 to 4
      * warm-ups; then the ends of reps: one run, and 1024 */
@@ -341,16 +422,19 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
     runs[0] = 1.0 + 0.1 * (double)kit_rand_int(0, 20);
     expect_scripted(s, (int)kit_rand_int(0, 4), runs, 1);
 
-    script sc = {0, 0, 0.02, {0}, s, 0};
-    int w = (int)kit_rand_int(0, 4);
+    script sc = {0, 0, 0.02, {0}, s, 0, NULL, 0};
+    int w = (int)kit_rand_int(1025, 2048); /* and more warm-ups than reps may be: any warmup >= 0 */
     xl_timing you = {0};
     before = kit_held_now();
+    timer_watch_start(&sc);
     xl_expect_ok(lab_time_gpu(scripted_work, &sc, s, w, 1024, &you), "lab_time_gpu");
+    timer_watch_stop(&sc);
     expect_own_stream(&sc, w, 1024);
     cr_assert(sc.calls == w + 1024 && you.reps == 1024,
               "lab_time_gpu(warmup %d, reps 1024) called the work %d times (need %d) and set out->reps to %d (need "
-              "1024): 1024 is the largest reps lab.h allows",
+              "1024): 1024 is the largest reps lab.h allows, and warmup has no upper bound",
               w, sc.calls, w + 1024, you.reps);
+    expect_runs_bracketed(&sc, w, 1024);
     cr_assert(you.min_ms > 0 && you.min_ms <= you.median_ms && you.median_ms <= you.max_ms,
               "lab_time_gpu(warmup %d, reps 1024) of a 0.02 ms operation reported min %.4f, median %.4f, max %.4f ms: "
               "need 0 < min <= median <= max",
@@ -362,7 +446,7 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
     XL_CHECK(cudaStreamSynchronize(s));
     kit_expect_released(before, "lab_time_gpu (reps 1024)");
     /* repeated, a call must not grow the host heap: memory it allocates (for the samples, say) is freed */
-    timer_args again = {{0, 0, 0.005, {0}, s, 0}, (int)kit_rand_int(0, 4), (int)kit_rand_int(4, 1024)};
+    timer_args again = {{0, 0, 0.005, {0}, s, 0, NULL, 0}, (int)kit_rand_int(0, 4), (int)kit_rand_int(4, 1024)};
     char what[96];
     snprintf(what, sizeof what, "lab_time_gpu(warmup %d, reps %d)", again.warmup, again.reps);
     kit_expect_no_heap_leak(timer_again, &again, what,
@@ -381,6 +465,14 @@ static size_t band_size(int k)
 
 #define BANDS 27 /* band_size's bands: 1 byte to 64 MiB */
 
+/* big_size - past 64 MiB, exact multiples of the sizes a copy made in pieces may use, where a last piece sized as
+ * bytes % piece is 0: which 0, a whole number of 100 MB (1 or 2: every decimal piece of 1 MB to 100 MB divides it);
+ * 1, 256 MiB (every power of two up to 256 MiB divides it) */
+static size_t big_size(int which)
+{
+    return which == 0 ? (size_t)kit_rand_int(1, 2) * 100000000u : (size_t)256 << 20;
+}
+
 /* check_h2d_behind_legacy - lab_copy host to device of n bytes while the legacy stream still has busy_ns of work,
  * ending in an overwrite of the destination: when lab_copy returns, that work must be done (cudaMemcpy from
  * pageable memory waits for the legacy stream before it copies; a copy left queued behind it is not done), and once
@@ -389,9 +481,11 @@ static size_t band_size(int k)
 static void check_h2d_behind_legacy(size_t n, uint64_t busy_ns)
 {
     char what[400];
-    unsigned char *src = random_host(n);
+    unsigned char *src = random_host(n), *keep = malloc(n);
     void *dev = kit_dev_alloc(n + GUARD);
     cudaEvent_t before_call;
+    cr_assert(keep != NULL, "the grader could not allocate %zu bytes of host memory", n);
+    memcpy(keep, src, n);
     XL_CHECK(cudaEventCreateWithFlags(&before_call, cudaEventDisableTiming));
     kit_queue_busy_memset(0, busy_ns, dev, STALE_BYTE, n);
     XL_CHECK(cudaEventRecord(before_call, 0));
@@ -410,9 +504,13 @@ static void check_h2d_behind_legacy(size_t n, uint64_t busy_ns)
              "work ends by writing 0x%02X over the destination): the copy ran before that work. lab_copy must run in "
              "order with the legacy stream, as cudaMemcpy does, not on a stream of its own",
              n, STALE_BYTE);
-    kit_expect_dev_bytes(dev, src, n, GUARD, what);
+    kit_expect_dev_bytes(dev, keep, n, GUARD, what);
+    snprintf(what, sizeof what, "the source of lab_copy(dev, src, %zu, LAB_H2D) after the call: src is const, "
+             "lab_copy must leave it as it was", n);
+    kit_expect_host_bytes(src, keep, n, 0, what);
     XL_CHECK(cudaEventDestroy(before_call));
     XL_CHECK(cudaFree(dev));
+    free(keep);
     free(src);
 }
 
@@ -434,6 +532,9 @@ static void check_d2h_behind_legacy(size_t n, uint64_t busy_ns)
              n, busy_ns / 1e6, STALE_BYTE);
     kit_expect_host_bytes(dst, want, n, GUARD, what);
     XL_CHECK(cudaDeviceSynchronize());
+    snprintf(what, sizeof what, "the source of lab_copy(dst, src, %zu, LAB_D2H) after the call: src is const, "
+             "lab_copy must leave it as it was", n);
+    kit_expect_dev_bytes(dev, want, n, 0, what);
     XL_CHECK(cudaFree(real));
     XL_CHECK(cudaFree(dev));
     free(want);
@@ -467,35 +568,41 @@ static void expect_copy_no_leak(copy_args *a)
 }
 
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
-        "lab_copy host to device is byte-exact for sizes from 1 byte to 64 MiB + 1, in order with the legacy stream "
-        "and complete when it returns", 10)
+        "lab_copy host to device is byte-exact for sizes from 1 byte to 256 MiB, leaves its source as it was, is in "
+        "order with the legacy stream and complete when it returns", 10)
 {
     for (size_t i = 0; i < kit_n_awkward; i++) {
         size_t n = kit_awkward_sizes[i];
-        char what[64];
-        unsigned char *src = kit_host_alloc(n);
+        char what[128];
+        unsigned char *src = kit_host_alloc(n), *keep = kit_host_alloc(n);
         void *dev = kit_dev_alloc(n + GUARD);
         xl_fill_random(src, n, xl_fresh_seed());
+        memcpy(keep, src, n);
         snprintf(what, sizeof what, "lab_copy(LAB_H2D) of %zu bytes", n);
         xl_expect_ok(lab_copy(dev, src, n, LAB_H2D), "lab_copy");
-        kit_expect_dev_bytes(dev, src, n, GUARD, what);
+        kit_expect_dev_bytes(dev, keep, n, GUARD, what);
+        snprintf(what, sizeof what, "the (const) source of lab_copy(LAB_H2D) of %zu bytes, after the call", n);
+        kit_expect_host_bytes(src, keep, n, 0, what);
         XL_CHECK(cudaFree(dev));
+        free(keep);
         free(src);
     }
     check_h2d_behind_legacy((size_t)kit_rand_int(1, 65536), LEGACY_BUSY_NS);
     for (int k = 16; k < BANDS; k++) /* and every order of magnitude above, each behind 2 ms of legacy-stream work */
         check_h2d_behind_legacy(band_size(k), BAND_BUSY_NS);
+    for (int k = 0; k < 2; k++) /* and whole multiples of any piece size up to 100 MB or 256 MiB */
+        check_h2d_behind_legacy(big_size(k), BAND_BUSY_NS);
     copy_args again = {LAB_H2D, band_size((int)kit_rand_int(0, 20)), NULL, NULL};
     expect_copy_no_leak(&again);
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
-        "lab_copy device to host is byte-exact for sizes from 1 byte to 64 MiB + 1, in order with the legacy stream "
-        "and complete when it returns", 10)
+        "lab_copy device to host is byte-exact for sizes from 1 byte to 256 MiB, leaves its source as it was, is in "
+        "order with the legacy stream and complete when it returns", 10)
 {
     for (size_t i = 0; i < kit_n_awkward; i++) {
         size_t n = kit_awkward_sizes[i];
-        char what[64];
+        char what[128];
         unsigned char *want = kit_host_alloc(n), *dst = kit_host_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n);
         xl_fill_random(want, n, xl_fresh_seed());
@@ -503,12 +610,16 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
         snprintf(what, sizeof what, "lab_copy(LAB_D2H) of %zu bytes", n);
         xl_expect_ok(lab_copy(dst, dev, n, LAB_D2H), "lab_copy");
         kit_expect_host_bytes(dst, want, n, GUARD, what);
+        snprintf(what, sizeof what, "the (const) source of lab_copy(LAB_D2H) of %zu bytes, after the call", n);
+        kit_expect_dev_bytes(dev, want, n, 0, what);
         XL_CHECK(cudaFree(dev));
         free(want);
         free(dst);
     }
     check_d2h_behind_legacy((size_t)kit_rand_int(1, 1 << 20), LEGACY_BUSY_NS);
     check_d2h_behind_legacy(band_size((int)kit_rand_int(20, BANDS - 1)), BAND_BUSY_NS); /* and one up to 64 MiB */
+    for (int k = 0; k < 2; k++) /* and whole multiples of any piece size up to 100 MB or 256 MiB */
+        check_d2h_behind_legacy(big_size(k), BAND_BUSY_NS);
     copy_args again = {LAB_D2H, band_size((int)kit_rand_int(0, 20)), NULL, NULL};
     expect_copy_no_leak(&again);
 }
@@ -531,15 +642,35 @@ static void expect_copy_rc(void *dst, const void *src, size_t bytes, lab_dir dir
         kit_expect_one_line(saved, lines, said, call, "-1");
 }
 
+/* Buffers for copy_refused. */
+typedef struct {
+    void *dev;
+    unsigned char *host;
+} refused_args;
+
+/* copy_refused - kit_expect_no_heap_leak's attempt: lab_copy refusing a NULL buffer and a bad direction, each way,
+ * its lines kept out of the output; 0 when every call returned -1, as it must */
+static int copy_refused(void *ctx)
+{
+    const refused_args *a = ctx;
+    int quiet = kit_quiet_begin();
+    int bad = (lab_copy(NULL, a->host, 8, LAB_H2D) != -1) + (lab_copy(a->host, NULL, 8, LAB_D2H) != -1) +
+              (lab_copy(a->dev, a->host, 8, (lab_dir)2) != -1) + (lab_copy(a->host, a->dev, 8, (lab_dir)-1) != -1);
+    kit_quiet_end(quiet);
+    return bad ? -1 : 0;
+}
+
 XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffers and a bad direction return -1", 10)
 {
     /* each rule alone, in both directions, with every other argument valid; and 0 bytes, the cheapest valid case,
      * with the same NULL buffers (only bytes > 0 makes them an error). Sources hold fresh data and destinations
      * the poison, so any byte a refused call copies shows. */
     size_t n = (size_t)kit_rand_int(1, 64);
-    unsigned char *src = random_host(64), *dst = kit_host_alloc(64);
+    unsigned char *src = random_host(64), *dst = kit_host_alloc(64), keep[64];
     void *dev = kit_dev_alloc(64), *dev_src = kit_dev_alloc(64);
     xl_dev_upload(dev_src, src, 64);
+    memcpy(keep, src, 64);
+    kit_held before = kit_held_now();
     for (int d = 0; d < 2; d++) {
         lab_dir dir = d ? LAB_D2H : LAB_H2D;
         void *to = d ? (void *)dst : dev;
@@ -557,8 +688,16 @@ XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffe
         for (int i = 0; i < 3; i++)
             expect_copy_rc(to, from, n, (lab_dir)bad[i], -1, "the direction must be LAB_H2D or LAB_D2H");
     }
+    kit_expect_released(before, "lab_copy's refused and 0-byte calls");
     kit_expect_dev_bytes(dev, src, 0, 64, "lab_copy's refused and 0-byte calls into device memory");
     kit_expect_host_bytes(dst, src, 0, 64, "lab_copy's refused and 0-byte calls into host memory");
+    kit_expect_host_bytes(src, keep, 64, 0, "the (const) host source of lab_copy's refused and 0-byte calls");
+    kit_expect_dev_bytes(dev_src, keep, 64, 0, "the (const) device source of lab_copy's refused and 0-byte calls");
+    refused_args refused = {dev, dst};
+    kit_expect_no_heap_leak(copy_refused, &refused, "lab_copy refusing a NULL buffer or a bad direction",
+                            "allocate nothing before the arguments are checked, or free it before returning -1");
+    kit_expect_dev_bytes(dev, src, 0, 64, "lab_copy's refused calls into device memory, repeated");
+    kit_expect_host_bytes(dst, src, 0, 64, "lab_copy's refused calls into host memory, repeated");
     XL_CHECK(cudaFree(dev));
     XL_CHECK(cudaFree(dev_src));
     free(src);
@@ -572,6 +711,7 @@ typedef struct {
     void *dev;               /* the kit's H2D destination, so it holds src: both D2H sources */
     void *dev_you;           /* your H2D destination */
     unsigned char *host_you; /* your D2H destination, and the H2D check's read-back */
+    unsigned char *keep;     /* what src holds, kept apart: your copies must leave their sources as they were */
 } speed_bufs;
 
 /* student_copy_work - xl_work_fn: one lab_copy as described by an xl_copy_job */
@@ -603,9 +743,15 @@ static void measure_speed(void *ctx, double *ratio, char *figures, size_t len)
         xl_time_interleaved(xl_memcpy_work, &kit_jobs[d], student_copy_work, &your_jobs[d], 0, 5, &kit, &you);
         if (d == 0)
             XL_CHECK(cudaMemcpy(b->host_you, b->dev_you, SPEED_BYTES, cudaMemcpyDeviceToHost));
-        kit_expect_host_bytes(b->host_you, b->src, SPEED_BYTES, 0,
+        kit_expect_host_bytes(b->host_you, b->keep, SPEED_BYTES, 0,
                               d == 0 ? "your timed lab_copy(LAB_H2D) runs of 64 MiB, read back after the timing"
                                      : "your timed lab_copy(LAB_D2H) runs of 64 MiB, checked after the timing");
+        if (d == 0)
+            kit_expect_host_bytes(b->src, b->keep, SPEED_BYTES, 0,
+                                  "the (const) source of your timed lab_copy(LAB_H2D) runs of 64 MiB, after the timing");
+        else
+            kit_expect_dev_bytes(b->dev, b->keep, SPEED_BYTES, 0,
+                                 "the (const) source of your timed lab_copy(LAB_D2H) runs of 64 MiB, after the timing");
         xl_sound_timing(kit.min_ms, kit.max_ms, XL_SOUND_SPREAD_PAGEABLE, "the kit's own pageable copy time (ms)");
         double r = kit.median_ms / you.median_ms;
         if (r < *ratio)
@@ -623,12 +769,14 @@ XL_TEST(copy, pageable_speed, 10, XL_TIMED,
         "copies are exact", 20)
 {
     speed_bufs b = {random_host(SPEED_BYTES), kit_dev_alloc(SPEED_BYTES), kit_dev_alloc(SPEED_BYTES),
-                    kit_host_alloc(SPEED_BYTES)};
+                    kit_host_alloc(SPEED_BYTES), kit_host_alloc(SPEED_BYTES)};
+    memcpy(b.keep, b.src, SPEED_BYTES);
     xl_ratio_check(measure_speed, &b, XL_AT_LEAST_PCT(SPEED_NEED), "pageable copy speed against the kit's");
     XL_CHECK(cudaFree(b.dev));
     XL_CHECK(cudaFree(b.dev_you));
     free(b.src);
     free(b.host_you);
+    free(b.keep);
 }
 
 /* ===== Part C: sweep and CSV ===== */
@@ -701,8 +849,28 @@ static void expect_sweep_events_legacy(const xl_sync_rec *syncs, int n, const ch
                   (void *)syncs[k].stream);
 }
 
+/* The arguments of one lab_sweep that must be refused, for sweep_refused. */
+typedef struct {
+    lab_dir dir;
+    size_t min, max;
+    int reps, max_points;
+} refused_sweep;
+
+/* sweep_refused - kit_expect_no_heap_leak's attempt: the refused lab_sweep a describes, its line kept out of the
+ * output; 0 when it returned -1, as it must */
+static int sweep_refused(void *ctx)
+{
+    const refused_sweep *a = ctx;
+    lab_point out[16];
+    int quiet = kit_quiet_begin();
+    int n = lab_sweep(a->dir, a->min, a->max, a->reps, out, a->max_points);
+    kit_quiet_end(quiet);
+    return n == -1 ? 0 : -1;
+}
+
 /* expect_sweep - one small lab_sweep call: it must return want_n (-1: an error, for the reason why), measure exactly
- * the sizes, runs and direction asked, write nothing past out[n-1], and leave no device buffer behind */
+ * the sizes, runs and direction asked, timing each run with events, write nothing past out[n-1], and hold nothing
+ * more afterwards; a refusal, repeated, must not grow the host heap either */
 static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_points, int want_n, const char *why)
 {
     static xl_copy_rec recs[LOG_MAX];
@@ -713,6 +881,7 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     snprintf(call, sizeof call, "lab_sweep(%s, min_bytes %zu, max_bytes %zu, reps %d, max_points %d)",
              dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", min, max, reps, max_points);
     xl_poison(out, sizeof out);
+    kit_held held = kit_held_now();
     long dev_before = xl_resources_now().dev_allocations;
     char said[512];
     int saved = want_n < 0 ? kit_capture_begin() : -1; /* a refusal's line: counted, not shown */
@@ -724,6 +893,7 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     int lines = want_n < 0 ? kit_capture_end(saved, said, sizeof said) : 0;
     long left = xl_resources_now().dev_allocations - dev_before;
     cr_assert(left <= 0, "%s left %ld device buffers allocated: free (cudaFree) every buffer it allocates", call, left);
+    kit_expect_released(held, call);
     if (want_n < 0) { /* refused for its arguments: before it measures or writes anything */
         cr_assert(n == -1, "%s returned %d; it must return -1: %s", call, n, why);
         kit_expect_one_line(saved, lines, said, call, "-1");
@@ -732,6 +902,11 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
                   "before measuring anything, and write nothing into out when refusing", call, why, bad / sizeof *out);
         cr_assert(nrec == 0, "%s returned -1 (%s), yet it had made %d copies first: check the arguments, max_points "
                   "included, before measuring anything", call, why, nrec);
+        /* repeated, the refusal must not grow the host heap: a buffer allocated before the check is freed */
+        refused_sweep again = {dir, min, max, reps, max_points};
+        kit_expect_no_heap_leak(sweep_refused, &again, call,
+                                "it returned -1 but kept memory it had allocated: check every argument, max_points "
+                                "included, before allocating anything, or free it before returning -1");
         return;
     }
     cr_assert(n == want_n, "%s returned %d; the sizes %zu, %zu, %zu, ... up to and including the last one <= %zu "
@@ -752,6 +927,13 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     expect_sweep_copies(recs, nrec, dir == LAB_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, min, n, reps,
                         call);
     expect_sweep_events_legacy(syncs, nsync < SYNC_MAX ? nsync : SYNC_MAX, call);
+    int records = 0;
+    for (int k = 0; k < nsync && k < SYNC_MAX; k++)
+        records += syncs[k].kind == XL_SYNC_RECORD;
+    cr_assert(nsync > SYNC_MAX || records >= n * (reps + 1),
+              "%s recorded %d CUDA events for its %d sizes of %d timed runs: each run is timed with events by "
+              "lab_time_gpu on stream 0, an event before and one after it (at least %d in all)",
+              call, records, n, reps, n * (reps + 1));
     kit_expect_sources_written(recs, nrec, call);
 }
 
@@ -794,7 +976,11 @@ static void expect_sweep_shapes(void)
      * after 64 sizes (more than max_points) */
     k = (int)kit_rand_int(3, 10);
     expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, 1, ((size_t)1 << k) + (size_t)kit_rand_int(0, (1L << k) - 1),
-                 1, 16, k + 1, NULL);
+                 1, (int)kit_rand_int(k + 1, INT_MAX), k + 1, NULL);
+    /* reps at the top of lab_time_gpu's range, 1024, over two small sizes */
+    min = (size_t)kit_rand_int(1, 4096);
+    expect_sweep(kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, min, 2 * min + (size_t)kit_rand_int(0, (long)min - 1), 1024,
+                 2, 2, NULL);
     expect_sweep(LAB_D2H, 1, SIZE_MAX, 3, 25, -1, "its 64 sizes from 1 byte up to SIZE_MAX are more than max_points");
     /* sizes past malloc's largest reuse threshold (32 MiB): the host buffer is fresh pages, never touched before */
     min = odd_size(33 << 20, 40 << 20);
@@ -896,6 +1082,41 @@ XL_TEST(sweep, sizes_and_figures, 10, XL_TIMED,
     free(host);
 }
 
+/* open_fds - how many file descriptors this process has open now (/proc/self/fd, less the one reading it); -1 when
+ * it cannot tell */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1;
+}
+
+/* expect_fds_closed - fails when more files are open now than before (open_fds's count before a call; -1: not
+ * judged); call names the call and what happened in it */
+static void expect_fds_closed(int before, const char *call)
+{
+    int now = before < 0 ? -1 : open_fds();
+    cr_assert(now < 0 || now <= before,
+              "%s left %d more file%s open than before the call: close (fclose) every file it opens, on every path "
+              "that returns, -1 included", call, now - before, now - before == 1 ? "" : "s");
+}
+
+/* expect_points_kept - fails unless the n points at p still equal their copy kept (lab.h hands them over const) */
+static void expect_points_kept(const lab_point *p, const lab_point *kept, int n, const char *call)
+{
+    for (int i = 0; i < n; i++)
+        cr_assert(memcmp(&p[i], &kept[i], sizeof *p) == 0,
+                  "%s changed point %d of the points it was given (now %zu bytes, median %g ms; it was %zu bytes, "
+                  "%g ms): they are const, leave them as they were", call, i, p[i].bytes, p[i].t.median_ms,
+                  kept[i].bytes, kept[i].t.median_ms);
+}
+
 /* random_points - n plausible sweep points with fresh random times and sizes (not powers of two; the last one past
  * 2 GiB, where a size printed as an int goes wrong) */
 static void random_points(lab_point *p, int n, uint64_t seed)
@@ -935,9 +1156,17 @@ static void expect_row(const char *line, const char *dir, const lab_point *p, in
 static int csv_said(const char *path, const lab_point *h2d, const lab_point *d2h, int n)
 {
     char said[512], call[300];
+    lab_point keep[2][17];
+    memcpy(keep[0], h2d, n * sizeof *h2d);
+    memcpy(keep[1], d2h, n * sizeof *d2h);
+    int fds = open_fds();
     int saved = kit_capture_begin();
     int rc = lab_write_csv(path, h2d, d2h, n);
     int lines = kit_capture_end(saved, said, sizeof said);
+    snprintf(call, sizeof call, "lab_write_csv(\"%s\", h2d, d2h, %d), returning %d,", path, n, rc);
+    expect_fds_closed(fds, call);
+    expect_points_kept(h2d, keep[0], n, call);
+    expect_points_kept(d2h, keep[1], n, call);
     snprintf(call, sizeof call, "lab_write_csv(\"%s\", h2d, d2h, %d)", path, n);
     if (rc == -1)
         kit_expect_one_line(saved, lines, said, call, "-1");
@@ -965,7 +1194,13 @@ static void expect_csv(int n, int existed)
         fprintf(old, "an older line %d of this file, longer than any line of the CSV that replaces it, %d\n", i, n);
     int ready = existed ? old != NULL && fclose(old) == 0 : 1;
     cr_assert(ready, "the grader cannot write %s", path);
+    lab_point keep[2][17];
+    char call[160];
+    memcpy(keep[0], h2d, sizeof h2d);
+    memcpy(keep[1], d2h, sizeof d2h);
+    int fds = open_fds();
     int rc = lab_write_csv(path, h2d, d2h, n);
+    snprintf(call, sizeof call, "lab_write_csv(path, h2d, d2h, %d), returning %d,", n, rc);
     FILE *f = fopen(path, "r");
     int written = f != NULL;
     while (f && nlines < 40 && fgets(lines[nlines], sizeof lines[0], f))
@@ -974,6 +1209,9 @@ static void expect_csv(int n, int existed)
         fclose(f);
     unlink(path);
     rmdir(dir);
+    expect_fds_closed(fds, call); /* the grader's own reading of the file is closed by now */
+    expect_points_kept(h2d, keep[0], n, call);
+    expect_points_kept(d2h, keep[1], n, call);
     cr_assert(rc == 0, "lab_write_csv(path, h2d, d2h, n = %d) returned %d: it returns -1 only when the file cannot be "
               "written%s", n, rc, n == 0 ? " (no points: the header alone)" : "");
     cr_assert(written, "lab_write_csv returned 0 but %s does not exist", path);
@@ -987,6 +1225,18 @@ static void expect_csv(int n, int existed)
         expect_row(lines[row + 1], row < n ? "H2D" : "D2H", row < n ? &h2d[row] : &d2h[row - n], row + 2, n);
     }
     cr_assert(nlines == 2 * n + 1, "n = %d: the CSV has more than the %d expected data rows%s", n, 2 * n, again);
+}
+
+/* csv_fails_again - kit_expect_no_heap_leak's attempt: lab_write_csv of a few random points where it must fail, at
+ * *ctx (a path), its line kept out of the output; 0 when it returned -1, as it must */
+static int csv_fails_again(void *ctx)
+{
+    lab_point p[3];
+    random_points(p, 3, xl_fresh_seed());
+    int quiet = kit_quiet_begin();
+    int rc = lab_write_csv((const char *)ctx, p, p, 3);
+    kit_quiet_end(quiet);
+    return rc == -1 ? 0 : -1;
 }
 
 /* csv_again - kit_expect_no_heap_leak's attempt: lab_write_csv of a few random points to a fresh temporary file,
@@ -1017,6 +1267,9 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
     random_points(p, 1, xl_fresh_seed());
     int rc = csv_said("/nonexistent-xferlab/dir/sweep.csv", p, p, 1);
     cr_assert(rc == -1, "lab_write_csv into a folder that does not exist must return -1");
+    kit_expect_no_heap_leak(csv_fails_again, "/nonexistent-xferlab/dir/sweep.csv",
+                            "lab_write_csv into a folder that does not exist",
+                            "free everything it allocates, on the path that returns -1 too");
     /* a file that opens but whose rows cannot be written (/dev/full: every write fails, no space left): the rows
      * are buffered, so the failure shows at the latest when fclose writes them out */
     FILE *full = fopen("/dev/full", "w");
@@ -1030,6 +1283,8 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
         cr_assert(rc == -1, "lab_write_csv(\"/dev/full\", h2d, d2h, n = %d) returned %d: the file opens, but no row "
                   "can be written there (no space left), so it must return -1. Buffered rows are written at the latest "
                   "by fclose: check its result (and any fprintf's or fflush's)", n, rc);
+        kit_expect_no_heap_leak(csv_fails_again, "/dev/full", "lab_write_csv(\"/dev/full\", ...), which must fail",
+                                "where a write fails, still close the file (fclose frees its buffer) before returning -1");
     } else {
         xl_note("no /dev/full here: a file whose writes fail was not tried");
     }
@@ -1081,6 +1336,18 @@ static int fit_again(void *ctx)
     return lab_fit(a->p, a->n, &l, &b);
 }
 
+/* fit_refused - kit_expect_no_heap_leak's attempt: lab_fit of points it must refuse (a time of 0), its line kept out
+ * of the output; 0 when it returned -1, as it must */
+static int fit_refused(void *ctx)
+{
+    const fit_args *a = ctx;
+    double l, b;
+    int quiet = kit_quiet_begin();
+    int rc = lab_fit(a->p, a->n, &l, &b);
+    kit_quiet_end(quiet);
+    return rc == -1 ? 0 : -1;
+}
+
 /* expect_fit_like_kit - fails unless lab_fit on pts agrees with the kit's fit */
 static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
 {
@@ -1090,7 +1357,10 @@ static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
         ms[i] = pts[i].t.median_ms;
     }
     cr_assert(xl_fit_latency_bw(bytes, ms, n, &kit_l, &kit_b) == 0, "the kit could not fit %s", what);
+    lab_point keep[64];
+    memcpy(keep, pts, n * sizeof *pts);
     xl_expect_ok(lab_fit(pts, n, &l, &b), "lab_fit");
+    expect_points_kept(pts, keep, n, "lab_fit");
     cr_assert(fabs(b / kit_b - 1) < 0.005 && fabs(l - kit_l) < 0.01 * fabs(kit_l) + 0.05,
               "%s: you fitted L = %.3f us, B = %.3f GB/s; the kit fits L = %.3f us, B = %.3f GB/s "
               "(need B within 0.5%% and L within 1%%; is every point weighted by 1/T^2?)",
@@ -1123,10 +1393,13 @@ static void model_points(lab_point *p, int n, double l_us, double b_gbps, double
 static int fit_said(const lab_point *p, int n, double *l, double *b)
 {
     char said[512], call[64];
+    lab_point keep[64];
+    memcpy(keep, p, (n > 0 ? n : 0) * sizeof *p);
     int saved = kit_capture_begin();
     int rc = lab_fit(p, n, l, b);
     int lines = kit_capture_end(saved, said, sizeof said);
     snprintf(call, sizeof call, "lab_fit(points, %d, &l, &b)", n);
+    expect_points_kept(p, keep, n, call);
     if (rc == -1)
         kit_expect_one_line(saved, lines, said, call, "-1");
     return rc;
@@ -1136,23 +1409,27 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
         "lab_fit recovers L and B from exact and noisy synthetic sweeps of 2 or more points; -1 for fewer than two "
         "points, a time that is not positive, or a fitted slope that is not positive, whatever the first and last times", 10)
 {
-    lab_point p[17];
+    lab_point p[64];
     uint64_t r[19];
     char what[96];
     xl_fill_random(r, sizeof r, xl_fresh_seed());
     double l_us = 5 + (double)(r[0] % 4500) / 100, b_gbps = 5 + (double)(r[1] % 5500) / 100, l = NAN, b = NAN;
     int n = 0;
     /* exact data: the least number of points, then any, then any up to past 4 GiB (lab_sweep may go that far), the
-     * last two points between 2 and 4 GiB and past 4 GiB, where a size held in an int or unsigned wraps */
+     * last two points between 2 and 4 GiB and past 4 GiB, where a size held in an int or unsigned wraps, and up to
+     * 64 points (a sweep from 1 byte makes that many before its sizes overflow) */
     for (int k = 0; k < 3; k++) {
-        n = k == 0 ? 2 : (int)kit_rand_int(3, 17);
+        n = k == 0 ? 2 : k == 1 ? (int)kit_rand_int(3, 17) : (int)kit_rand_int(18, 64);
         model_points(p, n, l_us, b_gbps, k < 2 ? (double)(1u << 28) : (double)(1ull << 34));
         if (k == 2) {
             model_point(&p[n - 2], (size_t)kit_rand((1ull << 31) + 1, (1ull << 32) - 1), l_us, b_gbps);
             model_point(&p[n - 1], (size_t)kit_rand((1ull << 32) + 1, 1ull << 36), l_us, b_gbps);
         }
         l = b = NAN;
+        lab_point keep[64];
+        memcpy(keep, p, n * sizeof *p);
         int rc = lab_fit(p, n, &l, &b);
+        expect_points_kept(p, keep, n, "lab_fit on exact data");
         cr_assert(rc == 0, "lab_fit returned %d on exact data, %d points from %zu to %zu bytes, made with L = %.4f us "
                   "and B = %.4f GB/s: every time is positive and grows with the size, so a line fits%s",
                   rc, n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps,
@@ -1213,6 +1490,28 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
               "lab_fit returned %d with B = %g GB/s when the time is the same (%.1f ms) at all %d sizes: the fitted "
               "1/B is 0, so no finite B fits; return -1",
               rc, b, flat, n);
+    /* every point of one size: no line, so no slope, fits. The size and the times are powers of two (1/64 to 8 ms),
+     * so that every product and sum of a least-squares fit is exact, fused or not, and its slope is exactly 0 / 0:
+     * NaN, which is not positive either */
+    size_t one = (size_t)1 << kit_rand_int(10, 33);
+    lab_point sized[64];
+    memcpy(sized, p, n * sizeof *p);
+    for (int i = 0; i < n; i++) {
+        p[i].bytes = one;
+        p[i].t.median_ms = ldexp(1.0, (int)kit_rand_int(-6, 3));
+    }
+    b = NAN;
+    rc = fit_said(p, n, &l, &b);
+    cr_assert(rc == -1,
+              "lab_fit returned %d (B = %g GB/s) for %d points that all have one size, %zu bytes (the first time "
+              "%.4g ms, the last %.4g ms): no slope fits points of one size, so it must return -1 (the fitted slope is 0 / 0, "
+              "NaN, which is not positive: \"s <= 0\" is false for NaN, \"!(s > 0)\" is true)",
+              rc, b, n, one, p[0].t.median_ms, p[n - 1].t.median_ms);
+    fit_args refused = {p, n};
+    p[kit_rand_int(0, n - 1)].t.median_ms = 0.0;
+    kit_expect_no_heap_leak(fit_refused, &refused, "lab_fit refusing a time of 0",
+                            "allocate nothing before the points are checked, or free it before returning -1");
+    memcpy(p, sized, n * sizeof *p); /* the sizes as they were */
     for (int i = 0; i < n; i++) /* times that fall as the size grows: no positive bandwidth fits */
         p[i].t.median_ms = 0.05 + 0.5 / (i + 1);
     cr_assert(fit_said(p, n, &l, &b) == -1,

@@ -9,6 +9,7 @@
  * gives the right bytes with the stream idle on return. The kit's call wrappers record
  * the copies a call makes (common/copylog.h) and count what it leaves allocated.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,6 +150,18 @@ static void expect_said(int only_one, const char *call)
 
 /* ===== Part A: pinned buffers ===== */
 
+/* alloc_zero_again - kit_expect_no_heap_leak's attempt: lab_pinned_alloc(0), which must return NULL */
+static int alloc_zero_again(void *ctx)
+{
+    (void)ctx;
+    void *p = lab_pinned_alloc(0);
+    if (p)
+        lab_pinned_free(p);
+    return p == NULL ? 0 : -1;
+}
+
+KIT_ALLOC_ATTEMPT(alloc_attempt, lab_pinned_alloc, lab_pinned_free)
+
 XL_TEST(alloc, pinned, 5, XL_GPU,
         "lab_pinned_alloc returns ordinary page-locked memory of the size asked (not write-combined; the GPU can "
         "write it), released by lab_pinned_free; 0 bytes gives NULL", 10)
@@ -174,30 +187,50 @@ XL_TEST(alloc, pinned, 5, XL_GPU,
     lab_pinned_free(p);
     snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", n);
     kit_expect_released(before, what);
+    before = kit_held_now();
     int saved = kit_capture_begin();
     void *none = lab_pinned_alloc(0);
     hear_end(saved);
     cr_assert(none == NULL, "lab_pinned_alloc(0) must return NULL");
     expect_said(1, "lab_pinned_alloc(0)");
     cr_assert(cudaGetLastError() == cudaSuccess, "lab_pinned_alloc(0) left a CUDA error pending");
+    kit_expect_released(before, "lab_pinned_alloc(0), which returns NULL");
+    kit_expect_no_heap_leak(alloc_zero_again, NULL, "lab_pinned_alloc(0), which returns NULL",
+                            "a refusal frees everything it allocated before it returns");
     XL_CHECK(cudaFree(dev));
     free(want);
 }
 
 XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
-        "lab_pinned_alloc fails only where it must: 1 PiB returns NULL with one line and no CUDA error pending; more "
-        "than 4 GiB, which the machine can pin, gives a buffer", 40)
+        "lab_pinned_alloc fails only where it must: 1 PiB, SIZE_MAX and an allocation failing as out of memory "
+        "return NULL with one line, nothing held and no CUDA error pending; more than 4 GiB, which the machine can "
+        "pin, gives a buffer", 40)
 {
-    int saved = kit_capture_begin();
-    void *p = lab_pinned_alloc((size_t)1 << 50);
-    hear_end(saved);
-    cr_assert(p == NULL, "lab_pinned_alloc(1 PiB) did not return NULL");
-    cudaError_t err = cudaGetLastError();
-    cr_assert(err == cudaSuccess,
-              "after the failed allocation a CUDA error was still pending (%s): read it with cudaGetLastError() "
-              "so that the next check does not blame other code",
-              cudaGetErrorString(err));
-    expect_said(1, "lab_pinned_alloc(1 PiB), which cannot be pinned,");
+    /* what cannot be pinned: 1 PiB, and the largest size_t (a size rounded up inside wraps to a small one there) */
+    static const size_t never[2] = {(size_t)1 << 50, SIZE_MAX};
+    static const char *const never_name[2] = {"1 PiB", "SIZE_MAX bytes"};
+    for (int k = 0; k < 2; k++) {
+        char call[96];
+        snprintf(call, sizeof call, "lab_pinned_alloc(%s), which cannot be pinned,", never_name[k]);
+        kit_held held = kit_held_now();
+        int saved = kit_capture_begin();
+        void *p = lab_pinned_alloc(never[k]);
+        hear_end(saved);
+        cudaError_t err = cudaGetLastError();
+        cr_assert(p == NULL, "lab_pinned_alloc(%s) did not return NULL", never_name[k]);
+        cr_assert(err == cudaSuccess,
+                  "after the failed lab_pinned_alloc(%s) a CUDA error was still pending (%s): read it with "
+                  "cudaGetLastError() so that the next check does not blame other code",
+                  never_name[k], cudaGetErrorString(err));
+        expect_said(1, call);
+        kit_expect_released(held, call);
+    }
+    /* the failure path met at the allocation itself (the kit makes it fail as out of memory), repeated: nothing
+     * held, no CUDA error left, no heap growth */
+    size_t small = (size_t)kit_rand_int(1, 1 << 16);
+    char call[64];
+    snprintf(call, sizeof call, "lab_pinned_alloc(%zu)", small);
+    kit_expect_create_failures(alloc_attempt, &small, call);
     void *q = lab_pinned_alloc(4096);
     cr_assert(q != NULL, "after a failed allocation, lab_pinned_alloc(4096) must work again");
     lab_pinned_free(q);
@@ -254,14 +287,23 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
     }
     snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes on %s", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n,
              stream_label(s));
+    kit_held before = kit_held_now();
     xl_expect_ok(lab_pinned_copy(dir == LAB_H2D ? dev : (void *)host, dir == LAB_H2D ? (void *)host : dev, n, dir, s),
                  "lab_pinned_copy");
     expect_stream_done(s, what);
-    strncat(what, ", read right after it returned", sizeof what - strlen(what) - 1);
+    kit_expect_released(before, what);
+    size_t at = strlen(what);
+    strncat(what, ", read right after it returned", sizeof what - at - 1);
     if (dir == LAB_H2D)
         kit_expect_dev_bytes(dev, want, n, GUARD, what);
     else
         kit_expect_host_bytes(host, want, n, GUARD, what);
+    what[at] = '\0'; /* src is const: it holds what it held, and the bytes past it too */
+    strncat(what, ": src, which it only reads", sizeof what - at - 1);
+    if (dir == LAB_H2D)
+        kit_expect_host_bytes(host, want, n, GUARD, what);
+    else
+        kit_expect_dev_bytes(dev, want, n, GUARD, what);
     XL_CHECK(cudaFree(dev));
     if (real)
         XL_CHECK(cudaFree(real));
@@ -282,28 +324,67 @@ static cudaStream_t check_sizes(lab_dir dir)
     return s;
 }
 
-/* expect_refused_copy - lab_pinned_copy(dst, src, 16, dir, s) returns -1 with one line on stderr; args names the
- * arguments, why the rule */
+/* expect_refused_copy - lab_pinned_copy(dst, src, 16, dir, s) returns -1 with one line on stderr, having copied
+ * nothing (no copy asked for; dst and src, and the guard bytes past them, as they were), holding nothing and leaving no
+ * CUDA error pending; a NULL buffer is not read. args names the arguments, why the rule */
 static void expect_refused_copy(void *dst, const void *src, lab_dir dir, cudaStream_t s, const char *args,
                                 const char *why)
 {
+    static xl_copy_rec recs[LOG_MAX];
+    enum { SEEN = 16 + GUARD };
+    static unsigned char was[2][SEEN], is[2][SEEN];
+    const void *buf[2] = {dst, src};
     char call[128];
     snprintf(call, sizeof call, "lab_pinned_copy(%s)", args);
+    for (int k = 0; k < 2; k++)
+        if (buf[k])
+            XL_CHECK(cudaMemcpy(was[k], buf[k], SEEN, cudaMemcpyDefault));
+    kit_held before = kit_held_now();
     int saved = kit_capture_begin();
+    xl_copylog_start(recs, LOG_MAX);
     int rc = lab_pinned_copy(dst, src, 16, dir, s);
+    int nrec = xl_copylog_stop();
     hear_end(saved);
+    cudaError_t err = cudaGetLastError();
+    XL_CHECK(cudaDeviceSynchronize());
     cr_assert(rc == -1, "%s returned %d: %s", call, rc, why);
     expect_said(1, call);
+    cr_assert(nrec == 0, "%s returned -1 after asking for %d copies: a refused call copies nothing", call, nrec);
+    cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s): a refusal makes no CUDA call that fails",
+              call, cudaGetErrorString(err));
+    kit_expect_released(before, call);
+    for (int k = 0; k < 2; k++) {
+        if (!buf[k])
+            continue;
+        XL_CHECK(cudaMemcpy(is[k], buf[k], SEEN, cudaMemcpyDefault));
+        size_t bad = 0;
+        cr_assert(xl_compare(is[k], was[k], SEEN, &bad) == 0,
+                  "%s returned -1 but changed %s at byte %zu (of its 16 and the %d after them): a refused call "
+                  "writes nothing",
+                  call, k ? "src" : "dst", bad, GUARD);
+    }
+}
+
+/* Bad directions: every value but LAB_H2D (0) and LAB_D2H (1) is one, those a cudaMemcpyKind would accept (2, 3 as
+ * dir + 1 or dir itself) first, then the ends of the type and a random large one. */
+#define N_BAD_DIRS 6
+
+/* bad_dir - bad direction number k (0 .. N_BAD_DIRS - 1) */
+static int bad_dir(int k)
+{
+    static const int fixed[4] = {3, 2, -1, INT_MIN};
+    return k < 4 ? fixed[k] : k == 4 ? INT_MAX : (int)kit_rand_int(4, INT_MAX - 1);
 }
 
 /* expect_null_copies - lab_pinned_copy in direction dir with dst, src or both NULL (the others real buffers of 16
- * bytes, dst and src as dir takes them) returns -1 each time, whether the NULL one is the host or the device side */
+ * bytes, dst and src as dir takes them) returns -1 each time, whether the NULL one is the host or the device side;
+ * then with both real and every bad direction, -1 */
 static void expect_null_copies(void *dst, const void *src, lab_dir dir, cudaStream_t s)
 {
     static const char *const side[2][2] = {{"the device side", "the host side"}, {"the host side", "the device side"}};
     const char *name = dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H";
     int d = dir == LAB_H2D ? 0 : 1;
-    char args[64], why[128];
+    char args[64], why[160];
     snprintf(args, sizeof args, "NULL dst, src, 16, %s", name);
     snprintf(why, sizeof why, "dst is %s here, and a NULL buffer on either side must return -1", side[d][0]);
     expect_refused_copy(NULL, src, dir, s, args, why);
@@ -312,32 +393,111 @@ static void expect_null_copies(void *dst, const void *src, lab_dir dir, cudaStre
     expect_refused_copy(dst, NULL, dir, s, args, why);
     snprintf(args, sizeof args, "NULL, NULL, 16, %s", name);
     expect_refused_copy(NULL, NULL, dir, s, args, "NULL buffers must return -1");
+    for (int k = 0; k < N_BAD_DIRS; k++) {
+        int bad = bad_dir(k);
+        snprintf(args, sizeof args, "%s, %s, 16, direction %d", d ? "h" : "dev", d ? "dev" : "h", bad);
+        snprintf(why, sizeof why,
+                 "a bad direction must return -1: only LAB_H2D (0) and LAB_D2H (1) are directions, whatever %d "
+                 "would mean as a cudaMemcpyKind",
+                 bad);
+        expect_refused_copy(dst, src, (lab_dir)bad, s, args, why);
+    }
+}
+
+/* One lab_pinned_copy for kit_expect_no_heap_leak: a small copy, or a refusal (bad direction). */
+typedef struct {
+    void *host, *dev;
+    size_t bytes;
+    lab_dir dir;
+    cudaStream_t s;
+} copy_again_args;
+
+/* copy_again - kit_expect_no_heap_leak's attempt: the copy a describes; 0 when it returned what it must (-1 for a
+ * bad direction) */
+static int copy_again(void *ctx)
+{
+    const copy_again_args *a = ctx;
+    int good = a->dir == LAB_H2D || a->dir == LAB_D2H;
+    int rc = a->dir == LAB_D2H ? lab_pinned_copy(a->host, a->dev, a->bytes, a->dir, a->s)
+                               : lab_pinned_copy(a->dev, a->host, a->bytes, a->dir, a->s);
+    return rc == (good ? 0 : -1) ? 0 : -1;
+}
+
+/* expect_copy_no_heap_leak - lab_pinned_copy in direction dir, of a random size up to 64 KiB, then refused (a bad
+ * direction), repeated: the host heap does not grow with the calls */
+static void expect_copy_no_heap_leak(lab_dir dir, cudaStream_t s)
+{
+    char what[128];
+    copy_again_args a = {NULL, NULL, (size_t)kit_rand_int(1, 64 << 10), dir, s};
+    a.host = kit_pinned_alloc(a.bytes);
+    a.dev = kit_dev_alloc(a.bytes);
+    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", a.bytes);
+    kit_expect_no_heap_leak(copy_again, &a, what, "free everything it allocates before it returns");
+    a.dir = (lab_dir)bad_dir((int)kit_rand_int(0, N_BAD_DIRS - 1));
+    snprintf(what, sizeof what, "lab_pinned_copy(direction %d) of %zu bytes, which returns -1", (int)a.dir, a.bytes);
+    kit_expect_no_heap_leak(copy_again, &a, what, "a refusal frees everything it allocated before it returns");
+    XL_CHECK(cudaFree(a.dev));
+    XL_CHECK(cudaFreeHost(a.host));
+}
+
+/* expect_zero_copy - lab_pinned_copy of 0 bytes in direction dir between real buffers of 16 bytes returns 0 and
+ * does nothing: both buffers as they were, nothing held */
+static void expect_zero_copy(lab_dir dir, cudaStream_t s)
+{
+    unsigned char want[16], got[16];
+    unsigned char *h = kit_pinned_alloc(16 + GUARD);
+    void *dev = kit_dev_alloc(16 + GUARD);
+    const char *call = dir == LAB_H2D ? "lab_pinned_copy(dev, h, 0 bytes, LAB_H2D)" : "lab_pinned_copy(h, dev, 0 "
+                                                                                     "bytes, LAB_D2H)";
+    xl_fill_random(h, 16, xl_fresh_seed());
+    xl_fill_random(want, 16, xl_fresh_seed());
+    xl_dev_upload(dev, want, 16);
+    memcpy(got, h, 16);
+    XL_CHECK(cudaDeviceSynchronize());
+    kit_held before = kit_held_now();
+    int rc = dir == LAB_H2D ? lab_pinned_copy(dev, h, 0, LAB_H2D, s) : lab_pinned_copy(h, dev, 0, LAB_D2H, s);
+    XL_CHECK(cudaDeviceSynchronize());
+    cr_assert(rc == 0, "%s returned %d: a copy of 0 bytes does nothing and returns 0", call, rc);
+    kit_expect_released(before, call);
+    kit_expect_host_bytes(h, got, 16, GUARD, call);
+    kit_expect_dev_bytes(dev, want, 16, GUARD, call);
+    XL_CHECK(cudaFree(dev));
+    XL_CHECK(cudaFreeHost(h));
+}
+
+/* expect_copy_rules - the rest of what lab_pinned_copy in direction dir must do on the kit's stream s: refuse NULL
+ * buffers and every bad direction, copy nothing for 0 bytes, and grow no heap */
+static void expect_copy_rules(lab_dir dir, cudaStream_t s)
+{
+    unsigned char *h = kit_pinned_alloc(16 + GUARD);
+    void *dev = kit_dev_alloc(16 + GUARD);
+    xl_fill_random(h, 16, xl_fresh_seed());
+    xl_dev_upload(dev, h + 8, 8); /* the device buffer: random, and unlike the host buffer */
+    xl_dev_upload((char *)dev + 8, h, 8);
+    if (dir == LAB_H2D)
+        expect_null_copies(dev, h, LAB_H2D, s);
+    else
+        expect_null_copies(h, dev, LAB_D2H, s);
+    expect_zero_copy(dir, s);
+    expect_copy_no_heap_leak(dir, s);
+    XL_CHECK(cudaFree(dev));
+    XL_CHECK(cudaFreeHost(h));
 }
 
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
         "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream (0, "
-        "cudaStreamLegacy and cudaStreamPerThread too), and complete when it returns; refusals say one line", 15)
+        "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns, src untouched and nothing held; 0 "
+        "bytes does nothing; NULL buffers and every bad direction are refused with one line, copying nothing", 15)
 {
-    cudaStream_t s = check_sizes(LAB_H2D);
-    unsigned char *h = kit_pinned_alloc(16);
-    void *dev = kit_dev_alloc(16);
-    expect_null_copies(dev, h, LAB_H2D, s);
-    expect_refused_copy(dev, h, (lab_dir)7, s, "dev, h, 16, direction 7", "a bad direction must return -1");
-    XL_CHECK(cudaFree(dev));
-    XL_CHECK(cudaFreeHost(h));
+    expect_copy_rules(LAB_H2D, check_sizes(LAB_H2D));
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
         "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream (0, "
-        "cudaStreamLegacy and cudaStreamPerThread too), and complete when it returns; refusals say one line", 15)
+        "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns, src untouched and nothing held; 0 "
+        "bytes does nothing; NULL buffers and every bad direction are refused with one line, copying nothing", 15)
 {
-    cudaStream_t s = check_sizes(LAB_D2H);
-    unsigned char *h = kit_pinned_alloc(16);
-    void *dev = kit_dev_alloc(16);
-    expect_null_copies(h, dev, LAB_D2H, s);
-    cr_assert(lab_pinned_copy(h, dev, 0, LAB_D2H, s) == 0, "lab_pinned_copy of 0 bytes must return 0");
-    XL_CHECK(cudaFree(dev));
-    XL_CHECK(cudaFreeHost(h));
+    expect_copy_rules(LAB_D2H, check_sizes(LAB_D2H));
 }
 
 #define WATCH_MAX 64 /* batches whose buffers a watched loop records */
@@ -413,6 +573,7 @@ XL_TEST(copy, narrow_wait, 5, XL_TIMED,
     double worst = 0;
     XL_CHECK(cudaHostAlloc((void **)&release, sizeof *release, cudaHostAllocMapped)); /* ends the kernel early */
     cr_assert(c.pool != NULL, "lab_pool_create(%d, 2) returned NULL", 1 << 18);
+    kit_held before = kit_held_now();
     for (int d = -1; d < N_DEFAULT; d++) {
         c.s = d < 0 ? own : default_streams[d];
         for (c.which = 0; c.which < 3; c.which++) {
@@ -435,6 +596,8 @@ XL_TEST(copy, narrow_wait, 5, XL_TIMED,
     }
     xl_note("on 0, cudaStreamLegacy and cudaStreamPerThread, the slowest of those calls took %.2f ms beside a %d ms "
             "kernel on a non-blocking stream", worst, (int)(BUSY_NS / 1000000));
+    kit_expect_released(before, "the calls of lab_pinned_copy, lab_loop_pooled and lab_round_trip above, on a "
+                                "stream of the grader's, 0, cudaStreamLegacy and cudaStreamPerThread");
     lab_pool_destroy(c.pool);
     XL_CHECK(cudaFreeHost(release));
 }
@@ -510,14 +673,21 @@ XL_TEST(copy, pinned_speed, 10, XL_TIMED,
         "timed copies are exact", 30)
 {
     speed_ctx sc;
-    void *host = pinned_random(BIG), *dev = kit_dev_alloc(BIG), *host_you = kit_pinned_alloc(BIG),
+    unsigned char *want = random_host(BIG);
+    void *host = kit_pinned_alloc(BIG), *dev = kit_dev_alloc(BIG), *host_you = kit_pinned_alloc(BIG),
          *dev_you = kit_dev_alloc(BIG);
+    memcpy(host, want, BIG);
     sc.s = kit_stream();
     sc.dirs[0] = (copy_ctx){host, dev, BIG, LAB_H2D};
     sc.dirs[1] = (copy_ctx){host, dev, BIG, LAB_D2H};
     sc.yours[0] = (copy_ctx){host, dev_you, BIG, LAB_H2D};
     sc.yours[1] = (copy_ctx){host_you, dev, BIG, LAB_D2H};
+    kit_held before = kit_held_now();
     xl_ratio_check(measure_pinned, &sc, XL_AT_LEAST_PCT(PINNED_NEED), "pinned copy speed against the kit's");
+    kit_expect_released(before, "your timed lab_pinned_copy runs of 256 MiB");
+    kit_expect_host_bytes(host, want, BIG, 0, "the source of your timed lab_pinned_copy(LAB_H2D) runs of 256 MiB, "
+                                             "which they only read");
+    free(want);
 }
 
 /* Pinned copies (yours, or the kit's for the premise) against the kit's pageable ones. */
@@ -552,8 +722,12 @@ static void measure_edge(void *ctx, double *ratio, char *figures, size_t len)
             if (d == 1)
                 xl_poison(you_c->host, you_c->bytes);
             xl_time_interleaved(xl_memcpy_work, &pageable_job, student_copy_work, you_c, sc->s, 5, &pageable, &pinned);
-            if (d == 0) /* read your device copy back into your host buffer: the D2H check poisons it next */
+            if (d == 0) { /* your source as it was; then your device copy read back into it (D2H poisons it next) */
+                kit_expect_host_bytes(you_c->host, e->want, you_c->bytes, 0,
+                                      "the source of your timed lab_pinned_copy(LAB_H2D) runs of 64 MiB, which they "
+                                      "only read");
                 XL_CHECK(cudaMemcpy(you_c->host, you_c->dev, you_c->bytes, cudaMemcpyDeviceToHost));
+            }
             kit_expect_host_bytes(you_c->host, e->want, you_c->bytes, 0,
                                   d == 0 ? "your timed lab_pinned_copy(LAB_H2D) runs of 64 MiB, read back after the "
                                            "timing"
@@ -596,7 +770,9 @@ XL_TEST(copy, beats_pageable, 5, XL_TIMED,
                      figures, PAGEABLE_PREMISE);
     xl_note("premise: %s", figures);
     e.premise_only = 0;
+    kit_held before = kit_held_now();
     xl_ratio_check(measure_edge, &e, XL_AT_LEAST_X(PAGEABLE_NEED), "your pinned copies against the kit's pageable");
+    kit_expect_released(before, "your timed lab_pinned_copy runs of 64 MiB");
     lab_pinned_free(host);
 }
 
@@ -677,18 +853,35 @@ static void expect_pool(size_t bytes, int count)
     free(order);
 }
 
-/* expect_no_pool - lab_pool_create(bytes, count) returns NULL with one line on stderr */
-static void expect_no_pool(size_t bytes, int count, const char *why)
+/* no_pool_again - kit_expect_no_heap_leak's attempt: lab_pool_create of the kit_create_args, which must return NULL */
+static int no_pool_again(void *ctx)
+{
+    const kit_create_args *a = ctx;
+    lab_pool *p = lab_pool_create(a->size, a->count);
+    if (p)
+        lab_pool_destroy(p);
+    return p == NULL ? 0 : -1;
+}
+
+/* expect_no_pool - lab_pool_create(bytes, count) returns NULL with one line on stderr (at least one when only_one is
+ * 0: a buffer that cannot be pinned, which lab_pinned_alloc may have said already), holding nothing and leaving no
+ * CUDA error pending */
+static void expect_no_pool(size_t bytes, int count, int only_one, const char *why)
 {
     char call[64];
     snprintf(call, sizeof call, "lab_pool_create(%zu, %d)", bytes, count);
+    kit_held before = kit_held_now();
     int saved = kit_capture_begin();
     lab_pool *p = lab_pool_create(bytes, count);
     hear_end(saved);
+    cudaError_t err = cudaGetLastError();
     if (p)
         lab_pool_destroy(p);
     cr_assert(p == NULL, "%s must return NULL: %s", call, why);
-    expect_said(1, call);
+    expect_said(only_one, call);
+    cr_assert(err == cudaSuccess, "%s returned NULL but left a CUDA error pending (%s): clear it (cudaGetLastError)",
+              call, cudaGetErrorString(err));
+    kit_expect_released(before, call);
 }
 
 /* expect_two_pools - two pools alive at once, used in turn: each hands out count buffers of its own (none of the
@@ -754,16 +947,22 @@ static void expect_two_pools(void)
 XL_TEST(pool, buffers, 10, XL_GPU,
         "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count (up to 300 here) and "
         "bytes, reuses what is put back, and never allocates; two pools alive at once each keep their own buffers; "
-        "a refused create says one line", 15)
+        "a refused create (count < 1, bytes 0 or SIZE_MAX) says one line and holds nothing", 15)
 {
     kit_held before = kit_held_now();
-    expect_no_pool(4096, 0, "count must be at least 1");
+    expect_no_pool(4096, 0, 1, "count must be at least 1");
     int neg = -(int)kit_rand_int(1, 1 << 20);
-    expect_no_pool(4096, neg, "count must be at least 1");
-    expect_no_pool(0, 2, "bytes must be at least 1");
-    char what[128];
-    snprintf(what, sizeof what, "lab_pool_create(4096, 0), (4096, %d) and (0, 2), which return NULL", neg);
+    expect_no_pool(4096, neg, 1, "count must be at least 1");
+    expect_no_pool(4096, INT_MIN, 1, "count must be at least 1");
+    expect_no_pool(0, 2, 1, "bytes must be at least 1");
+    expect_no_pool(SIZE_MAX, (int)kit_rand_int(1, 4), 0, "no buffer of SIZE_MAX bytes can be pinned");
+    char what[160];
+    snprintf(what, sizeof what, "lab_pool_create(4096, 0), (4096, %d), (4096, INT_MIN), (0, 2) and (SIZE_MAX, ...), "
+             "which return NULL", neg);
     kit_expect_released(before, what);
+    kit_create_args refused = {(size_t)kit_rand_int(1, 1 << 20), -(int)kit_rand_int(0, 1 << 20)};
+    snprintf(what, sizeof what, "lab_pool_create(%zu, %d), which returns NULL", refused.size, refused.count);
+    kit_expect_no_heap_leak(no_pool_again, &refused, what, "a refusal frees everything it allocated before it returns");
     expect_pool((size_t)kit_rand_int(1, 1 << 20), (int)kit_rand_int(2, 6));
     expect_pool((size_t)kit_rand_int(1, 1 << 20), 1);
     expect_pool((size_t)kit_rand_int(1, 5000), (int)kit_rand_int(17, 40));
@@ -797,7 +996,6 @@ static int watch_batch(produce_ctx *p, void *buf, size_t bytes, int i)
     int taken = -1; /* the caller's held buffer that buf lies in, if any */
     for (int j = 0; p->watch == WATCH_POOLED && buf && j < p->n_held; j++)
         taken = within(buf, bytes, p->held[j], p->pool_bytes) ? j : taken;
-    p->produced++;
     if (i >= 0 && i < WATCH_MAX)
         p->buf[i] = buf;
     if (p->wrong[0])
@@ -838,6 +1036,7 @@ static int watch_batch(produce_ctx *p, void *buf, size_t bytes, int i)
 static void produce(void *buf, size_t bytes, int i, void *ctx)
 {
     produce_ctx *p = ctx;
+    p->produced++;
     if (p->watch != WATCH_NONE && !watch_batch(p, buf, bytes, i))
         return;
     if (!p->stamps_only) {
@@ -952,35 +1151,79 @@ static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
     XL_CHECK(cudaFree(dev));
 }
 
-/* expect_naive_pins - lab_loop_naive of n (>= 2) batches asks for n pinned allocations, one a batch: the grader makes
- * the n-th fail, which a loop that pins fewer never reaches; the loop then returns -1, says so, and holds nothing */
-static void expect_naive_pins(cudaStream_t s, size_t bytes, int n)
+/* naive_failing_again - kit_expect_no_heap_leak's attempt: lab_loop_naive(dev, bytes, n) with its pinned allocation
+ * number fail_at failing; 0 when the failure was met and the loop returned -1 */
+typedef struct {
+    void *dev;
+    size_t bytes;
+    int n, fail_at;
+    cudaStream_t s;
+} naive_fail_args;
+
+static int naive_failing_again(void *ctx)
 {
-    char call[160];
-    produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1};
-    void *dev = kit_dev_alloc(n * bytes);
-    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d) with its pinned allocation number %d failing", bytes,
-             n, n);
+    const naive_fail_args *a = ctx;
+    produce_ctx pc = {.seed = 1, .stamps_only = 1};
+    xl_fail_create_after(a->fail_at - 1);
+    int rc = lab_loop_naive(a->dev, a->bytes, a->n, produce, &pc, a->s);
+    int fired = xl_fault_fired();
+    xl_fail_create_after(-1);
+    cudaGetLastError(); /* checked once by expect_naive_pins; here only the heap is */
+    return fired && rc == -1 ? 0 : -1;
+}
+
+/* expect_naive_pins - lab_loop_naive of n (>= 2) batches asks for n pinned allocations, one a batch: the grader makes
+ * allocation number k (1 .. n) fail, the last one (k = n) never reached by a loop that pins fewer. The loop then
+ * returns -1, says so, leaves no CUDA error pending and holds nothing; batches 0 .. k - 2 are in place, and batch
+ * k - 1 and the rest were neither produced nor sent (dev still holds the grader's poison there); repeated, the
+ * failure grows no heap (heap: 1 to check the heap too) */
+static void expect_naive_pins(cudaStream_t s, size_t bytes, int n, int k, int heap)
+{
+    char call[192];
+    produce_ctx pc = {.seed = xl_fresh_seed()};
+    unsigned char none = 0;
+    char *dev = kit_dev_alloc(n * bytes + GUARD);
+    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d) with its pinned allocation number %d (batch %d's) "
+             "failing", bytes, n, k, k - 1);
     kit_held before = kit_held_now();
     int saved = kit_capture_begin();
-    xl_fail_create_after(n - 1);
+    xl_fail_create_after(k - 1);
     int rc = lab_loop_naive(dev, bytes, n, produce, &pc, s);
     int fired = xl_fault_fired();
     xl_fail_create_after(-1);
     hear_end(saved);
-    cudaGetLastError(); /* the failure the grader caused, whoever left it */
+    cudaError_t err = cudaGetLastError();
     cr_assert(fired,
               "lab_loop_naive(bytes %zu, n %d) returned %d without asking for a pinned allocation number %d: lab.h's "
               "naive loop allocates a pinned buffer for every batch (lab_pinned_alloc) and frees it after the batch's "
               "copy, n allocations for n batches, not one buffer pinned once and reused",
-              bytes, n, rc, n);
+              bytes, n, rc, k);
     cr_assert(rc == -1,
               "%s returned %d: a batch that cannot be pinned never reaches the device, so the loop must return -1 "
               "(0 tells the caller that all %d batches arrived)",
               call, rc, n);
     expect_said(0, call);
+    cr_assert(err == cudaSuccess,
+              "%s left a CUDA error pending (%s): where it handles the failed allocation, clear its error "
+              "(cudaGetLastError; lab_pinned_alloc does)",
+              call, cudaGetErrorString(err));
     XL_CHECK(cudaStreamSynchronize(s));
     kit_expect_released(before, call);
+    cr_assert(pc.produced == k - 1,
+              "%s called produce %d times, not %d: the %d batches before the failed one are produced and sent, then "
+              "the loop stops (lab.h: that batch and the rest neither produced nor sent)",
+              call, pc.produced, k - 1, k - 1);
+    if (k > 1)
+        expect_batches(dev, bytes, k - 1, &pc, call);
+    char what[320];
+    snprintf(what, sizeof what, "%s: dev from batch %d on, which the loop must not write (that batch and the rest "
+             "neither produced nor sent)", call, k - 1);
+    kit_expect_dev_bytes(dev + (size_t)(k - 1) * bytes, &none, 0, (size_t)(n - k + 1) * bytes + GUARD, what);
+    if (heap) {
+        naive_fail_args a = {dev, bytes, n, k, s};
+        kit_expect_no_heap_leak(naive_failing_again, &a, call,
+                                "where an allocation fails, free everything allocated so far before returning -1");
+    }
     XL_CHECK(cudaFree(dev));
 }
 
@@ -998,6 +1241,25 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, const cha
     }
     for (int i = 0; i < count; i++)
         lab_pool_put(pool, b[i]);
+}
+
+/* One lab_loop_pooled through a pool with no free buffer, for kit_expect_no_heap_leak. */
+typedef struct {
+    lab_pool *pool;
+    void *dev;
+    size_t bytes;
+    int n;
+    cudaStream_t s;
+} pooled_none_args;
+
+/* pooled_none_again - kit_expect_no_heap_leak's attempt: the call a describes, which must return -1 having produced
+ * nothing */
+static int pooled_none_again(void *ctx)
+{
+    const pooled_none_args *a = ctx;
+    produce_ctx pc = {.seed = 1, .stamps_only = 1};
+    int rc = lab_loop_pooled(a->pool, a->dev, a->bytes, a->n, produce, &pc, a->s);
+    return rc == -1 && pc.produced == 0 ? 0 : -1;
 }
 
 /* expect_pooled - lab_loop_pooled of n batches of bytes through a pool of count buffers somewhat longer than bytes,
@@ -1051,6 +1313,8 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
         cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s)", call, cudaGetErrorString(err));
         expect_said(1, call);
         kit_expect_released(before, call);
+        pooled_none_args a = {pool, dev, bytes, n, s};
+        kit_expect_no_heap_leak(pooled_none_again, &a, call, "a call that returns -1 frees everything it allocated");
     } else {
         xl_expect_ok(rc, "lab_loop_pooled");
         kit_expect_released(before, call);
@@ -1101,8 +1365,8 @@ XL_TEST(pool, loops_exact, 5, XL_GPU,
         "lab_loop_naive (a pinned buffer allocated and freed for each batch) and lab_loop_pooled (the pool's free "
         "buffers, nothing allocated) put every batch, byte-exact, in its place, on the caller's stream (0, "
         "cudaStreamLegacy and cudaStreamPerThread too), for any count and size, past 2 GiB of dev too; then the naive "
-        "loop holds nothing and the pool has every buffer back; a failed allocation (naive) or no free buffer "
-        "(pooled) returns -1 with one line", 20)
+        "loop holds nothing and the pool has every buffer back; a failed allocation (naive: that batch and the rest "
+        "not produced or sent) or no free buffer (pooled) returns -1 with one line, no CUDA error pending", 20)
 {
     cudaStream_t s = kit_stream();
     size_t bytes = (size_t)kit_rand_int(20000, 300000) | 1; /* odd */
@@ -1110,7 +1374,9 @@ XL_TEST(pool, loops_exact, 5, XL_GPU,
     expect_naive(s, bytes, (int)kit_rand_int(2, 5), 1);
     expect_naive(s, bytes, 1, 0);
     expect_naive(s, bytes, 0, 0);
-    expect_naive_pins(s, bytes, (int)kit_rand_int(2, 4));
+    int pins = (int)kit_rand_int(2, 5);
+    expect_naive_pins(s, bytes, pins, pins, 0);                          /* the last allocation fails */
+    expect_naive_pins(s, bytes, pins, (int)kit_rand_int(1, pins - 1), 1); /* an earlier one: batches after it too */
     expect_pooled(s, bytes, few, 0, few + (int)kit_rand_int(1, 3), 1); /* more batches than buffers */
     expect_pooled(s, bytes, many, 0, (int)kit_rand_int(1, many - 1), 1); /* fewer */
     expect_pooled(s, bytes, few, 0, few, 0);                              /* as many */
@@ -1177,7 +1443,9 @@ XL_TEST(pool, loop_speed, 10, XL_TIMED,
     loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {.seed = xl_fresh_seed(), .stamps_only = 1}};
     c.pool = lab_pool_create(MID, 2);
     cr_assert(c.pool != NULL, "lab_pool_create(64 MiB, 2) returned NULL");
+    kit_held before = kit_held_now();
     xl_ratio_check(measure_loops, &c, XL_AT_LEAST_X(POOL_NEED), "pooled loop against allocate-per-transfer");
+    kit_expect_released(before, "your timed lab_loop_pooled runs of 16 transfers of 64 MiB");
     lab_pool_destroy(c.pool);
 }
 
@@ -1208,9 +1476,24 @@ static void expect_trip_copies(const xl_copy_rec *recs, int nrec, const void *ou
               call, up, down, n, other);
 }
 
+/* One small round trip for kit_expect_no_heap_leak. */
+typedef struct {
+    void *in, *out, *dev;
+    size_t bytes;
+    cudaStream_t s;
+} trip_again_args;
+
+/* trip_again - kit_expect_no_heap_leak's attempt: lab_round_trip of a->bytes */
+static int trip_again(void *ctx)
+{
+    const trip_again_args *a = ctx;
+    return lab_round_trip(a->out, a->in, a->dev, a->bytes, a->s);
+}
+
 XL_TEST(roundtrip, exact, 5, XL_GPU,
         "lab_round_trip brings every byte back through dev straight into host_out, on the caller's stream (0, "
-        "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns", 15)
+        "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns, host_in untouched and nothing "
+        "held", 15)
 {
     static xl_copy_rec recs[LOG_MAX];
     cudaStream_t own = kit_stream();
@@ -1218,7 +1501,7 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
         size_t n = i < kit_n_awkward ? kit_awkward_sizes[i] : (size_t)kit_rand_int(1, 3 << 20);
         cudaStream_t s = i <= kit_n_awkward ? own : default_streams[i - kit_n_awkward - 1];
         char what[128];
-        unsigned char *want = random_host(n), *in = kit_pinned_alloc(n), *out = kit_pinned_alloc(n + GUARD);
+        unsigned char *want = random_host(n), *in = kit_pinned_alloc(n + GUARD), *out = kit_pinned_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n + GUARD), *real = kit_dev_alloc(n);
         memcpy(in, want, n);
         xl_dev_upload(real, in, n);
@@ -1241,12 +1524,23 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
         snprintf(what, sizeof what, "lab_round_trip of %zu bytes on %s: dev, which the data goes through", n,
                  stream_label(s));
         kit_expect_dev_bytes(dev, want, n, GUARD, what);
+        snprintf(what, sizeof what, "lab_round_trip of %zu bytes on %s: host_in, which it only reads", n,
+                 stream_label(s));
+        kit_expect_host_bytes(in, want, n, GUARD, what);
         XL_CHECK(cudaFreeHost(in));
         XL_CHECK(cudaFreeHost(out));
         XL_CHECK(cudaFree(dev));
         XL_CHECK(cudaFree(real));
         free(want);
     }
+    trip_again_args a = {NULL, NULL, NULL, (size_t)kit_rand_int(1, 64 << 10), own};
+    char what[96];
+    a.in = pinned_random(a.bytes), a.out = kit_pinned_alloc(a.bytes), a.dev = kit_dev_alloc(a.bytes);
+    snprintf(what, sizeof what, "lab_round_trip of %zu bytes", a.bytes);
+    kit_expect_no_heap_leak(trip_again, &a, what, "free everything it allocates before it returns");
+    XL_CHECK(cudaFreeHost(a.in));
+    XL_CHECK(cudaFreeHost(a.out));
+    XL_CHECK(cudaFree(a.dev));
 }
 
 /* One round trip's buffers. */
@@ -1300,11 +1594,18 @@ XL_TEST(roundtrip, speed, 10, XL_TIMED,
         "lab_round_trip of 256 MiB reaches " XL_STR(ROUND_NEED) "% of the kit's pinned round trip, and its timed runs "
         "are exact", 30)
 {
-    trips_ctx t = {{pinned_random(BIG), kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
+    unsigned char *want = random_host(BIG);
+    trips_ctx t = {{kit_pinned_alloc(BIG), kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
                    {NULL, kit_pinned_alloc(BIG), kit_dev_alloc(BIG)},
                    0};
+    memcpy(t.kit.in, want, BIG);
     t.you.in = t.kit.in;
+    kit_held before = kit_held_now();
     xl_ratio_check(measure_trip, &t, XL_AT_LEAST_PCT(ROUND_NEED), "round trip speed against the kit's");
+    kit_expect_released(before, "your timed lab_round_trip runs of 256 MiB");
+    kit_expect_host_bytes(t.you.in, want, BIG, 0, "host_in of your timed lab_round_trip runs of 256 MiB, which they "
+                                                  "only read");
+    free(want);
 }
 
 /* ===== Leaks ===== */

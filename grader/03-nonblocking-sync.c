@@ -41,7 +41,10 @@ XL_LAB("03", "nonblocking-sync");
 #define GPU_WORK_BYTE 0xC3       /* what gpu_work(i) writes into batch i's destination: its copy must overwrite it */
 #define SEND_MAX_BATCHES 12
 #define SEND_MAX_BYTES ((2u << 20) + 1)
+#define SEND_MANY_MIN 200        /* once, hundreds of batches of at most 1 KiB */
+#define SEND_MANY_MAX 1000
 #define MAX_COPIES 1024          /* copies recorded per lab_fetch */
+#define FETCH_GUARD 16           /* poisoned bytes after job->host's bytes, which lab_fetch must not write */
 #define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
 #define HOST_WORK_MS 20.0        /* a fetch without a wait reads poison 20 ms early, every time */
 #define OVERLAP_NEED 0.8         /* (H + G - T) / min(H, G): 1 is perfect overlap, 0 none */
@@ -62,15 +65,18 @@ struct together {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stage; /* 0: the first call has not reached that callback; 1: it waits there; 2: the second call is over */
+    int missed; /* 1: the first call waited there MEET_WAIT_S and the second call had not ended (it waited for it) */
 };
-#define TOGETHER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
+#define TOGETHER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0}
 #define MEET_WAIT_S 5 /* a call that never reaches that callback (or that runs the calls one after the other) is waited
                          for no longer than this */
 #define FAILURE_LEN 512
 
-/* together_reach - sets t's stage to at least stage, then waits until it is at least until (at most MEET_WAIT_S) */
-static void together_reach(struct together *t, int stage, int until)
+/* together_reach - sets t's stage to at least stage, then waits until it is at least until (at most MEET_WAIT_S);
+ * 1 when it stopped waiting there, 0 when the stage came */
+static int together_reach(struct together *t, int stage, int until)
 {
+    int late = 0;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += MEET_WAIT_S;
@@ -79,15 +85,19 @@ static void together_reach(struct together *t, int stage, int until)
         t->stage = stage;
     pthread_cond_broadcast(&t->cond);
     while (t->stage < until)
-        if (pthread_cond_timedwait(&t->cond, &t->lock, &deadline) == ETIMEDOUT)
+        if (pthread_cond_timedwait(&t->cond, &t->lock, &deadline) == ETIMEDOUT) {
+            late = t->stage < until;
             break;
+        }
     pthread_mutex_unlock(&t->lock);
+    return late;
 }
 
 /* together_meet - in the first call's callback: waits there while the second call runs */
 static void together_meet(struct together *t)
 {
-    together_reach(t, 1, 2);
+    if (together_reach(t, 1, 2))
+        t->missed = 1; /* read by the test's thread once both threads are joined */
 }
 
 /* In a concurrent round's thread, a failed CUDA check (the student's or the kit's) stops that thread's call with its
@@ -147,6 +157,10 @@ static void run_together(void (*call)(void *arg), void *a, void *b, struct toget
         pthread_join(th[k], NULL);
     for (int k = 0; k < 2; k++)
         cr_assert(w[k].stopped == 0, "%s: the %s call stopped: %s", what, k ? "second" : "first", w[k].failure);
+    cr_assert(meet->missed == 0,
+              "%s: the second call had not ended after the first had waited %d s in its callback: one call waited "
+              "for the other (a lock held over the whole call?). lab.h: calls may run at once, in several threads, "
+              "none waiting for another", what, MEET_WAIT_S);
 }
 
 /* expect_events_released - no more events are held now than at before: what names the calls made since */
@@ -190,6 +204,8 @@ typedef struct {
     int check;            /* consume verifies the data */
     int rep;              /* the repetition, for messages (0: none) */
     double host_at;       /* when host_work last started (xl_now_ms) */
+    int copies_at_host;   /* copies asked for (xl_copylog_count, the record open) when host_work last started */
+    cudaError_t stream_at_host; /* cudaStreamQuery(stream) then: cudaErrorNotReady while the GPU still works */
     char order[64];       /* the callbacks' names in the order they ran, ", " between */
     struct together *meet; /* not NULL: host_work waits there while another thread's fetch runs (together_meet) */
     int in_thread;        /* 1: runs in a thread of a concurrent round: consume notes what it found in wrong */
@@ -249,6 +265,10 @@ static void fetch_host_work(void *ctx)
 {
     fetch_ctx *f = fetch_state(ctx);
     f->host_at = xl_now_ms();
+    f->copies_at_host = xl_copylog_count();
+    f->stream_at_host = cudaStreamQuery(f->stream);
+    if (f->stream_at_host == cudaErrorNotReady)
+        cudaGetLastError(); /* "not yet" is no error of the code under test */
     ran(f->order, sizeof f->order, "host_work");
     f->host_worked++;
     spin_ms(f->host_ms);
@@ -397,6 +417,80 @@ static void expect_copies_on(const xl_copy_rec *recs, int n, const void *host, s
     }
 }
 
+/* expect_host_work_beside_gpu - f's lab_fetch, called with work the caller had queued on job->stream (ms of it),
+ * ran host_work while that work still ran, and after asking for every copy into host[0 .. f->bytes) among the n
+ * recorded: the GPU work and the copy run while the host works, at every size */
+static void expect_host_work_beside_gpu(const fetch_ctx *f, const xl_copy_rec *recs, int n, const void *host,
+                                        const char *when)
+{
+    cr_assert(f->stream_at_host == cudaErrorNotReady,
+              "lab_fetch called host_work only once job->stream had finished all its work (the caller's and "
+              "gpu_work's)%s: it waited before host_work. lab.h: run host_work at once, while the GPU works, at any "
+              "size, and wait for the copy only before consume", when);
+    for (int i = 0; i < n && i < MAX_COPIES; i++) {
+        const char *d = recs[i].dst, *h = host;
+        if (d < h || d >= h + f->bytes)
+            continue;
+        cr_assert(i < f->copies_at_host,
+                  "lab_fetch asked for the copy of the result into job->host after host_work had started%s, so the "
+                  "copy waits for the host work instead of running beside it. lab.h: enqueue gpu_work and the copy, "
+                  "then call host_work", when);
+    }
+}
+
+/* fetch_refusals - kit_expect_no_heap_leak's attempt: lab_fetch(NULL), then the valid job ctx with each member that
+ * may not be NULL set to NULL in turn; 0 when every call returned -1 */
+static int fetch_refusals(void *ctx)
+{
+    const lab_fetch_job *good = ctx;
+    int ok = lab_fetch(NULL) == -1;
+    for (int m = 0; m < 5; m++) {
+        lab_fetch_job j = *good;
+        if (m == 0) j.gpu_work = NULL;
+        if (m == 1) j.dev = NULL;
+        if (m == 2) j.host = NULL;
+        if (m == 3) j.host_work = NULL;
+        if (m == 4) j.consume = NULL;
+        ok &= lab_fetch(&j) == -1;
+    }
+    return ok ? 0 : -1;
+}
+
+/* fetch_again - kit_expect_no_heap_leak's attempt: lab_fetch of the valid job ctx; what it returned */
+static int fetch_again(void *ctx)
+{
+    return lab_fetch(ctx);
+}
+
+/* expect_fetch_keeps_no_heap - lab_fetch refusing bad jobs, and fetching a small result, each repeated on s: neither
+ * grows the host heap call after call */
+static void expect_fetch_keeps_no_heap(cudaStream_t s)
+{
+    fetch_ctx f;
+    size_t n = rand_bytes(1, 1u << 16);
+    char what[160];
+    fetch_setup(&f, n, 0, 0, s);
+    void *host = lab_fetch_buffer(n);
+    cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n);
+    lab_fetch_job j = job_for(&f, host);
+    kit_expect_no_heap_leak(fetch_refusals, &j, "lab_fetch(NULL) and lab_fetch with each NULL member in turn",
+                            "check the arguments before you malloc anything, or free what you made before "
+                            "returning -1");
+    snprintf(what, sizeof what, "lab_fetch of %zu bytes", n);
+    kit_expect_no_heap_leak(fetch_again, &j, what, "something lab_fetch mallocs is not freed before it returns (lab.h: "
+                            "it holds nothing once it returns)");
+    XL_CHECK(cudaStreamSynchronize(s));
+    lab_fetch_buffer_free(host);
+    fetch_teardown(&f);
+}
+
+/* same_fetch_job - 1 when a and b hold the same members */
+static int same_fetch_job(const lab_fetch_job *a, const lab_fetch_job *b)
+{
+    return a->stream == b->stream && a->gpu_work == b->gpu_work && a->dev == b->dev && a->host == b->host &&
+           a->bytes == b->bytes && a->host_work == b->host_work && a->consume == b->consume && a->ctx == b->ctx;
+}
+
 /* ===== Part A: fetch ===== */
 
 /* A concurrent round's fetch, run in a thread of its own. */
@@ -418,6 +512,7 @@ static void fetch_two_at_once(const cudaStream_t s[2])
 {
     static const char *const what = "two lab_fetch calls at once, each in a thread with its own job and stream (the "
                                     "second made and ended while the first waited in host_work)";
+    static xl_copy_rec recs[MAX_COPIES];
     struct together meet = TOGETHER_INIT;
     fetch_ctx f[2];
     fetch_in_thread t[2];
@@ -436,13 +531,18 @@ static void fetch_two_at_once(const cudaStream_t s[2])
     xl_delay(s[0], 4 * DELAY_NS);    /* and the first call's copy lands 40 ms after the second's */
     for (int k = 0; k < 2; k++)      /* queued once nothing more waits for the device */
         fetch_queue_input(&f[k]);
+    xl_copylog_start(recs, MAX_COPIES); /* one record for both threads */
     run_together(fetch_in_thread_call, &t[0], &t[1], &meet, what);
+    int copies = xl_copylog_stop();
     for (int k = 0; k < 2; k++) {
+        char when[320];
         XL_CHECK(cudaStreamSynchronize(s[k]));
         cr_assert(t[k].rc == 0 && f[k].gpu_worked == 1 && f[k].host_worked == 1 && f[k].consumed == 1,
                   "%s: the %s call (%zu bytes) returned %d after %d gpu_work, %d host_work and %d consume calls; each "
                   "must return 0 after one of each (lab.h: calls may run at once)",
                   what, k ? "second" : "first", f[k].bytes, t[k].rc, f[k].gpu_worked, f[k].host_worked, f[k].consumed);
+        snprintf(when, sizeof when, " (%s, the %s call, %zu bytes)", what, k ? "second" : "first", f[k].bytes);
+        expect_host_work_beside_gpu(&f[k], recs, copies, t[k].job.host, when);
     }
     expect_events_released(before, what);
     for (int k = 0; k < 2; k++) {
@@ -463,8 +563,10 @@ static void fetch_two_at_once(const cudaStream_t s[2])
 XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         "lab_fetch: consume sees the whole result, 20 times, 0 bytes to 64 MiB (some random), behind 10 ms of work on "
         "job->stream (the legacy stream 0 and cudaStreamPerThread once each), ctx NULL once, and two calls at once in "
-        "two threads; callbacks once each, in order gpu_work, host_work, consume; a NULL member refused at 0 bytes "
-        "too; nothing is left allocated, from the first call on", 30)
+        "two threads (neither waiting for the other); callbacks once each, in order gpu_work, host_work, consume, the "
+        "copy asked for before host_work, which runs while the GPU works, at every size; the job, dev and host past "
+        "bytes untouched; a NULL member refused at 0 bytes too; nothing is left allocated or on the heap, from the "
+        "first call on", 30)
 {
     static const size_t sizes[] = {1, 4097, (1u << 20) + 5, 64u << 20, 0 /* random */};
     static xl_copy_rec recs[MAX_COPIES];
@@ -476,6 +578,8 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
     expect_fetch_refuses_null(s, 0); /* the empty result is valid, but not with a NULL member */
     lab_fetch_buffer_free(NULL);
     kit_expect_released(before, "lab_fetch refusing bad jobs");
+    expect_fetch_keeps_no_heap(s);
+    kit_expect_released(before, "lab_fetch refusing bad jobs and fetching, repeated");
     for (int r = 0; r < REPS; r++) {
         /* repetition 11 fetches an empty result (0 bytes): valid, every callback runs */
         size_t n = r == 10 ? 0 : sizes[r % 5] ? sizes[r % 5] : rand_bytes(2, 4 << 20);
@@ -490,14 +594,15 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
                           : "");
         fetch_setup(&f, n, FETCH_GPU_NS, 0.1, js);
         f.rep = r + 1;
-        void *host = lab_fetch_buffer(n ? n : 1);
-        cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n ? n : 1);
-        xl_poison(host, n);
+        unsigned char *host = lab_fetch_buffer(n + FETCH_GUARD); /* the job's host is its first n bytes */
+        cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n + FETCH_GUARD);
+        xl_poison(host, n + FETCH_GUARD);
         lab_fetch_job j = job_for(&f, host);
         if (r == 7) { /* ctx is the caller's, for its callbacks only: NULL is valid */
             j.ctx = NULL;
             fetch_null_ctx = &f;
         }
+        const lab_fetch_job given = j;
         fetch_behind_caller(&f);
         xl_copylog_start(recs, MAX_COPIES);
         int rc = lab_fetch(&j);
@@ -516,7 +621,16 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         cr_assert(f.gpu_stream == js, "lab_fetch gave gpu_work a stream other than job->stream%s: all GPU work of a "
                   "fetch goes on job->stream", when);
         expect_copies_on(recs, copies, host, n, js, when);
+        expect_host_work_beside_gpu(&f, recs, copies, host, when);
+        cr_assert(same_fetch_job(&j, &given), "lab_fetch changed the job it was given%s: lab.h hands it a const "
+                  "lab_fetch_job, the caller's, to read only", when);
         XL_CHECK(cudaStreamSynchronize(js));
+        size_t bad = 0;
+        cr_assert(xl_check_poison(host + n, FETCH_GUARD, &bad) == 0, "lab_fetch wrote into job->host past its %zu "
+                  "bytes (byte %zu after them)%s: copy job->bytes, no more", n, bad, when);
+        if (n > 0) /* dev is the caller's, const: read, never written */
+            kit_expect_dev_bytes(f.dev, f.want, n, 0, "the result in job->dev after lab_fetch (a const input, to "
+                                 "read only)");
         lab_fetch_buffer_free(host);
         fetch_teardown(&f);
     }
@@ -560,10 +674,14 @@ XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
               ms);
     xl_note("lab_fetch took %.1f ms beside the 300 ms kernel", ms);
     /* the caller's stream busy 120 ms: lab_fetch enqueues behind that work and runs host_work meanwhile */
+    static xl_copy_rec recs[MAX_COPIES];
     xl_delay(r.s, CALLER_BUSY_NS);
     double t0 = xl_now_ms();
+    xl_copylog_start(recs, MAX_COPIES);
     fetch_poisoned(&r);
+    int copies = xl_copylog_stop();
     double start = r.f.host_at - t0;
+    expect_host_work_beside_gpu(&r.f, recs, copies, r.host, " (1 MiB, behind 120 ms of the caller's work)");
     xl_timed_check(start, XL_AT_MOST(HOST_START_MS), "when lab_fetch started host_work behind 120 ms of the "
                    "caller's work on job->stream (ms)",
                    "lab_fetch called host_work %.0f ms after it was called, behind 120 ms of work the caller had "
@@ -756,6 +874,40 @@ static lab_send_job send_setup(send_ctx *c, cudaStream_t s, void *host, void *de
     return j;
 }
 
+/* same_send_job - 1 when a and b hold the same members */
+static int same_send_job(const lab_send_job *a, const lab_send_job *b)
+{
+    return a->stream == b->stream && a->gpu_work == b->gpu_work && a->host == b->host && a->dev == b->dev &&
+           a->bytes == b->bytes && a->n == b->n && a->fill == b->fill && a->ctx == b->ctx;
+}
+
+/* send_refusals - kit_expect_no_heap_leak's attempt: lab_send(NULL), then the valid job ctx (n >= 1) with each member
+ * that may not be NULL set to NULL in turn, with its n and with n = 0, then n = -1; 0 when every call returned -1 */
+static int send_refusals(void *ctx)
+{
+    const lab_send_job *good = ctx;
+    int ok = lab_send(NULL) == -1;
+    for (int m = 0; m < 9; m++) {
+        lab_send_job j = *good;
+        if (m % 4 == 0) j.gpu_work = NULL;
+        if (m % 4 == 1) j.host = NULL;
+        if (m % 4 == 2) j.dev = NULL;
+        if (m % 4 == 3) j.fill = NULL;
+        if (m >= 4)
+            j.n = m == 8 ? -1 : 0;
+        if (m == 8)
+            j.gpu_work = good->gpu_work;
+        ok &= lab_send(&j) == -1;
+    }
+    return ok ? 0 : -1;
+}
+
+/* send_again - kit_expect_no_heap_leak's attempt: lab_send of the valid job ctx; what it returned */
+static int send_again(void *ctx)
+{
+    return lab_send(ctx);
+}
+
 /* send_call - one lab_send, then the host buffer is poisoned at once (lab.h: it is free when lab_send returns) */
 static void send_call(void *job)
 {
@@ -883,9 +1035,10 @@ static void send_two_at_once(const cudaStream_t s[2])
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
         "lab_send: every batch arrives intact behind 20 ms of work on job->stream (the legacy stream 0 and "
         "cudaStreamPerThread once each), ctx NULL once, for 0 to 12 batches of 1 byte to 2 MiB (random, a few bytes "
-        "as often as megabytes), though the host refills one buffer, and two calls at once in two threads; fill(i), "
-        "gpu_work(i), copy i, in that order; a NULL member refused with n = 0 too; nothing is left allocated, from the "
-        "first call on", 30)
+        "as often as megabytes) and once hundreds, though the host refills one buffer, and two calls at once in two "
+        "threads (neither waiting for the other); fill(i), gpu_work(i), copy i, in that order; n = 0 waits for "
+        "nothing; the job untouched; a NULL member refused with n = 0 too; nothing is left allocated or on the heap, "
+        "from the first call on", 30)
 {
     const size_t room = (size_t)SEND_MAX_BATCHES * SEND_MAX_BYTES + 16;
     cudaStream_t s = kit_stream(), pair[2] = {s, kit_stream()};
@@ -918,25 +1071,50 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
                   cudaGetErrorName(left));
     }
     kit_expect_released(before, "lab_send refusing bad jobs");
-    for (int r = 0; r < 10; r++) {
-        int n = r == 0 ? 1 : r == 1 ? 0 : r == 2 ? SEND_MAX_BATCHES : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
+    /* refusals and sends, repeated: nothing malloc'd a call and kept */
+    int nr = (int)kit_rand_int(1, 3);
+    size_t br = rand_bytes(1, 1u << 16);
+    lab_send_job jr = send_setup(&c, s, host, dev, room, br, nr, 0);
+    kit_expect_no_heap_leak(send_refusals, &jr, "lab_send(NULL), and lab_send with each NULL member in turn (n >= 1 "
+                            "and n = 0) and with n = -1", "check the arguments before you malloc anything, or free "
+                            "what you made before returning -1");
+    char what_r[96];
+    snprintf(what_r, sizeof what_r, "lab_send of %d batches of %zu bytes", nr, br);
+    kit_expect_no_heap_leak(send_again, &jr, what_r, "something lab_send mallocs is not freed before it returns "
+                            "(lab.h: it holds nothing once it returns)");
+    XL_CHECK(cudaStreamSynchronize(s));
+    kit_expect_released(before, "lab_send refusing bad jobs and sending, repeated");
+    for (int r = 0; r < 11; r++) {
+        /* repetition 11 sends hundreds of small batches: no count of events or batches is fixed in advance */
+        int n = r == 0    ? 1
+                : r == 1  ? 0
+                : r == 2  ? SEND_MAX_BATCHES
+                : r == 10 ? (int)kit_rand_int(SEND_MANY_MIN, SEND_MANY_MAX)
+                          : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
         /* repetitions 8 and 9 send several batches of at most a page, and of at most 64 KiB: a copy of any size
          * reads the host buffer until it has run, behind the caller's work */
-        size_t bytes = r == 0   ? 1
-                       : r == 3 ? 1u << 20
-                       : r == 7 ? rand_bytes(1, 4096)
-                       : r == 8 ? rand_bytes(4097, 64u << 10)
-                                : rand_bytes(2, SEND_MAX_BYTES);
+        size_t bytes = r == 0    ? 1
+                       : r == 3  ? 1u << 20
+                       : r == 7  ? rand_bytes(1, 4096)
+                       : r == 8  ? rand_bytes(4097, 64u << 10)
+                       : r == 10 ? rand_bytes(1, 1024)
+                                 : rand_bytes(2, SEND_MAX_BYTES);
         /* every stream is valid: repetition 5 runs on the legacy stream 0, 6 on cudaStreamPerThread */
         cudaStream_t js = r == 4 ? (cudaStream_t)0 : r == 5 ? cudaStreamPerThread : s;
-        lab_send_job j = send_setup(&c, js, host, dev, room, bytes, n, 1000000);
+        lab_send_job j = send_setup(&c, js, host, dev, room, bytes, n, r == 10 ? 10000 : 1000000);
         if (n > 0) /* batches copied on any other stream land before this memset, which overwrites them */
             kit_queue_busy_memset(js, SEND_BUSY_NS, dev, BUSY_BYTE, (size_t)n * bytes);
+        else /* nothing to send: lab_send returns while this still runs (lab.h: it waits for nothing else) */
+            xl_delay(js, SEND_BUSY_NS);
         if (r == 6) { /* ctx is the caller's, for its callbacks only: NULL is valid */
             j.ctx = NULL;
             send_null_ctx = &c;
         }
+        const lab_send_job given = j;
         int rc = lab_send(&j);
+        cudaError_t busy = n == 0 ? cudaStreamQuery(js) : cudaErrorNotReady;
+        if (busy == cudaErrorNotReady)
+            cudaGetLastError(); /* "not yet" is no error of the code under test */
         cr_assert(rc == 0, "lab_send returned %d (repetition %d, %d batches of %zu bytes%s): every stream (0 and "
                   "cudaStreamPerThread too) and any ctx (NULL too: it is only handed to the callbacks) make a valid "
                   "job", rc, r + 1, n, bytes,
@@ -944,11 +1122,17 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
                   : r == 5 ? ", job->stream cudaStreamPerThread"
                   : r == 6 ? ", ctx NULL"
                            : "");
+        cr_assert(same_send_job(&j, &given), "lab_send changed the job it was given (repetition %d, %d batches of %zu "
+                  "bytes): lab.h hands it a const lab_send_job, the caller's, to read only", r + 1, n, bytes);
+        cr_assert(busy == cudaErrorNotReady, "lab_send with n = 0 (nothing to send, repetition %d) returned only once "
+                  "the %llu ms of work the caller had queued on job->stream was done: it waited for the stream. lab.h: "
+                  "it waits for its own copies only, so with none it waits for nothing",
+                  r + 1, SEND_BUSY_NS / 1000000);
         xl_poison(j.host, j.bytes); /* lab.h: the host buffer is free once lab_send returns */
         send_expect(&j, r + 1);
         send_null_ctx = NULL;
     }
-    kit_expect_released(before, "lab_send(NULL), bad jobs and 10 calls of lab_send");
+    kit_expect_released(before, "lab_send(NULL), bad jobs and 11 calls of lab_send");
     send_two_at_once(pair);
     XL_CHECK(cudaStreamDestroy(pair[1]));
     XL_CHECK(cudaFreeHost(host));

@@ -15,6 +15,7 @@
  * efficiency against the kit's sequential baseline and the ideal, all measured in the same run, at three
  * batch sizes.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +43,6 @@ XL_LAB("04", "double-buffering");
 #define SLOW_MS 25.0              /* one batch's stream held up this long after its kernel: its copy back comes
                                      after every later batch's */
 #define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
-#define MAX_BATCHES (3 * MAX_DEPTH + 1)
 #define REFILL_HOLD_MS 60.0       /* pipe.early_refill: batch 0's stream held up this long after its kernel */
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
 #define PIPE_BATCHES 16
@@ -74,10 +74,12 @@ static lab_result *pinned_results(int n)
 }
 
 /* What run_poisoned watches in a run, through the job's callbacks (each called on to the job's own): what the
- * process held before the run, the first thing the run made (held at a callback, more than before), and the host
- * buffers produce was given. */
+ * process held before the run, the first thing the run made (held at a callback, more than before), the host
+ * buffers produce was given, the device buffers compute was given, the order of the calls, and where each fell
+ * among the copies asked for (xl_copylog_count). */
 #define RUN_MAX_HOST 64
 #define RUN_MAX_COPIES 1024
+#define RUN_MAX_BATCHES 512 /* batches whose buffers and place among the copies are noted (the first) */
 typedef struct {
     const lab_job *job;
     xl_pinned pinned0;
@@ -86,6 +88,17 @@ typedef struct {
     const char *grew_what; /* what there was more of */
     const uint32_t *host[RUN_MAX_HOST]; /* distinct host buffers produce was given (first RUN_MAX_HOST) */
     int n_host;
+    const uint32_t *dev[RUN_MAX_HOST];  /* distinct device buffers compute was given (first RUN_MAX_HOST) */
+    int n_dev;
+    int produced, computed;       /* calls so far */
+    int produce_bad, compute_bad; /* the batch that was next when a call came for another (-1: none) */
+    int produce_got, compute_got; /* the batch that call was for */
+    int items_bad;                /* the first batch a callback was given other items than the job's (-1: none) */
+    size_t items_got;
+    const uint32_t *host_of[RUN_MAX_BATCHES], *dev_of[RUN_MAX_BATCHES];
+    int produce_at[RUN_MAX_BATCHES];  /* copies asked for when produce(i) was called (-1: not called) */
+    int produced_at[RUN_MAX_BATCHES]; /* copies asked for when produce(i) returned (-1: not called) */
+    int compute_at[RUN_MAX_BATCHES];  /* copies asked for when compute(i) was called (-1: not called) */
 } run_watch;
 
 /* note_held - at batch i's callback: notes the first thing the run holds that it did not hold before it */
@@ -105,25 +118,52 @@ static void note_held(run_watch *r, int i)
         r->grew_at = i, r->grew_what = what;
 }
 
-/* watch_produce - lab_job.produce of run_poisoned: notes what is held and the buffer, then the job's produce */
+/* note_buffer - adds b to the n distinct buffers of list (up to RUN_MAX_HOST) */
+static void note_buffer(const uint32_t **list, int *n, const uint32_t *b)
+{
+    for (int k = 0; k < *n; k++)
+        if (list[k] == b)
+            return;
+    if (*n < RUN_MAX_HOST)
+        list[(*n)++] = b;
+}
+
+/* note_call - a callback for batch i with items: notes whether it was the next batch and the job's items */
+static void note_call(run_watch *r, int i, size_t items, int *calls, int *bad, int *got)
+{
+    if (i != *calls && *bad < 0)
+        *bad = *calls, *got = i;
+    (*calls)++;
+    if (items != r->job->items && r->items_bad < 0)
+        r->items_bad = i, r->items_got = items;
+}
+
+/* watch_produce - lab_job.produce of run_poisoned: notes what is held, the buffer, the call and how many copies had
+ * been asked for, then the job's produce, then how many copies had been asked for when it returned */
 static void watch_produce(uint32_t *host, size_t items, int i, void *ctx)
 {
     run_watch *r = ctx;
     note_held(r, i);
-    int k = 0;
-    while (k < r->n_host && r->host[k] != host)
-        k++;
-    if (k == r->n_host && k < RUN_MAX_HOST)
-        r->host[r->n_host++] = host;
+    note_buffer(r->host, &r->n_host, host);
+    note_call(r, i, items, &r->produced, &r->produce_bad, &r->produce_got);
+    if (i >= 0 && i < RUN_MAX_BATCHES)
+        r->produce_at[i] = xl_copylog_count();
     r->job->produce(host, items, i, r->job->ctx);
+    if (i >= 0 && i < RUN_MAX_BATCHES)
+        r->host_of[i] = host, r->produced_at[i] = xl_copylog_count();
 }
 
-/* watch_compute - lab_job.compute of run_poisoned: notes what is held, then the job's compute */
+/* watch_compute - lab_job.compute of run_poisoned: notes what is held, the buffer, the call and how many copies
+ * had been asked for, then the job's compute */
 static void watch_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
                           void *ctx)
 {
     run_watch *r = ctx;
     note_held(r, i);
+    note_buffer(r->dev, &r->n_dev, dev);
+    note_call(r, i, items, &r->computed, &r->compute_bad, &r->compute_got);
+    if (i >= 0 && i < RUN_MAX_BATCHES)
+        r->dev_of[i] = dev, r->compute_at[i] = xl_copylog_count();
     r->job->compute(dev, items, dev_result, i, stream, r->job->ctx);
 }
 
@@ -145,44 +185,154 @@ static uint64_t pool_used(cudaMemPool_t *pool, int reset)
     return used;
 }
 
-/* run_poisoned - poisons job's results, runs lab_pipe_run, which must return 0, make nothing (lab.h: everything is
- * allocated in lab_pipe_create: no buffer, stream or event, stream-ordered allocations included, is made during a
- * run, even one freed before it returns) and copy each batch to the GPU once, items long */
-static void run_poisoned(lab_pipe *p, const lab_job *j)
+/* job_changed - the first field of the job lab_pipe_run was handed that differs from the copy taken before the
+ * call (lab.h: a const lab_job *), NULL when none */
+static const char *job_changed(const lab_job *now, const lab_job *was)
+{
+    return now->batches != was->batches     ? "batches"
+           : now->items != was->items       ? "items"
+           : now->produce != was->produce   ? "produce"
+           : now->compute != was->compute   ? "compute"
+           : now->results != was->results   ? "results"
+           : now->ctx != was->ctx           ? "ctx"
+                                            : NULL;
+}
+
+/* One guarded lab_pipe_run (kit_guarded_call's call). */
+typedef struct {
+    lab_pipe *p;
+    const lab_job *j;
+    int rc;
+} guarded_run;
+
+/* call_run - kit_guarded_call's call: lab_pipe_run */
+static void call_run(void *ctx)
+{
+    guarded_run *g = ctx;
+    g->rc = lab_pipe_run(g->p, g->j);
+}
+
+/* ranges_meet - the bytes [a, a + len) and [b, b + len) share at least one byte */
+static int ranges_meet(const void *a, const void *b, size_t len)
+{
+    const char *x = a, *y = b;
+    return x < y + len && y < x + len;
+}
+
+/* expect_rotation - bufs[i] is batch i's buffer (NULL: not noted), n of them, len bytes each, n_distinct different
+ * ones in the run: any depth batches in a row got buffers that do not overlap, and no more than depth different
+ * buffers in all (lab.h: depth of each kind, in rotation); which names the kind, who the callback, what the run */
+static void expect_rotation(const uint32_t *const *bufs, int n, int n_distinct, int depth, size_t len,
+                            const char *which, const char *who, const char *what)
+{
+    cr_assert(n_distinct <= depth,
+              "%s: %s was given %d different %s buffers; a pipe of depth %d has %d of them (lab.h), used in rotation",
+              what, who, n_distinct, which, depth, depth);
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n && k < i + depth; k++)
+            if (bufs[i] && bufs[k])
+                cr_assert(ranges_meet(bufs[i], bufs[k], len) == 0,
+                          "%s: %s was given the same %s buffer (or overlapping ones) for batches %d and %d, %d apart "
+                          "(%p and %p, %zu bytes each): a pipe of depth %d uses its %d %s buffers in rotation (lab.h), "
+                          "so any %d batches in a row go through different ones",
+                          what, who, which, i, k, k - i, (const void *)bufs[i], (const void *)bufs[k], len, depth,
+                          depth, which, depth);
+}
+
+/* run_poisoned - poisons job's results, runs lab_pipe_run on a pipe of depth depth, which must return 0, leave the
+ * job it was handed as it was, make nothing (lab.h: everything is allocated in lab_pipe_create: no buffer, stream or
+ * event, stream-ordered allocations included, is made during a run, even one freed before it returns; every create
+ * in the run fails, so that one made and destroyed between two callbacks is found too), call produce and compute
+ * once per batch, in order, with the job's items, on pinned host buffers and device buffers in rotation (any depth
+ * batches in a row on different ones), and copy each batch to the GPU once, items long, between its produce and its
+ * compute */
+static void run_poisoned(lab_pipe *p, int depth, const lab_job *j)
 {
     static xl_copy_rec recs[RUN_MAX_COPIES];
+    static run_watch r; /* static: large; one run at a time */
     if (j->batches > 0)
         xl_poison(j->results, (size_t)j->batches * sizeof(lab_result));
     kit_held before = kit_held_now();
-    run_watch r = {j, xl_pinned_now(), xl_resources_now(), -1, NULL, {NULL}, 0};
+    memset(&r, 0, sizeof r);
+    r.job = j, r.pinned0 = xl_pinned_now(), r.res0 = xl_resources_now();
+    r.grew_at = r.produce_bad = r.compute_bad = r.items_bad = -1;
+    for (int i = 0; i < RUN_MAX_BATCHES; i++)
+        r.produce_at[i] = r.produced_at[i] = r.compute_at[i] = -1;
     lab_job watched = *j;
     watched.produce = watch_produce;
     watched.compute = watch_compute;
     watched.ctx = &r;
+    const lab_job handed = watched;
     cudaMemPool_t pool;
     uint64_t used0 = pool_used(&pool, 1), high = 0;
+    guarded_run g = {p, &watched, 0};
+    int created = 0, stopped = 0;
+    char failure[512];
     xl_copylog_start(recs, RUN_MAX_COPIES);
-    int rc = lab_pipe_run(p, &watched);
+    kit_guarded_call(call_run, &g, &created, &stopped, failure, sizeof failure);
     int n = xl_copylog_stop();
+    char what[160];
+    snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items, depth %d", j->batches, j->items, depth);
+    cr_assert(created == 0,
+              "%s tried to create a buffer, a stream or an event during the run (the kit made that create fail%s%s). "
+              "lab.h: allocate everything in lab_pipe_create, once, not per run or per batch, even what a run would "
+              "destroy again before it returns",
+              what, stopped ? "; then: " : "", stopped ? failure : "");
+    cr_assert(stopped == 0, "%s", failure);
     if (pool)
         XL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
-    xl_expect_ok(rc, "lab_pipe_run");
-    char what[160];
-    snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items (everything is allocated in lab_pipe_create)",
-             j->batches, j->items);
-    kit_expect_released(before, what);
+    xl_expect_ok(g.rc, "lab_pipe_run");
+    const char *changed = job_changed(&watched, &handed);
+    cr_assert(changed == NULL, "%s changed the job's %s: lab_pipe_run is handed a const lab_job *, which it must "
+              "leave as it was", what, changed);
+    char held_what[256];
+    snprintf(held_what, sizeof held_what, "%s (everything is allocated in lab_pipe_create)", what);
+    kit_expect_released(before, held_what);
     cr_assert(r.grew_at < 0,
-              "lab_pipe_run of %d batches of %zu items held %s more than before it when batch %d's callback was "
-              "called: it made it during the run. lab.h: allocate everything in lab_pipe_create, once, not per run "
-              "or per batch",
-              j->batches, j->items, r.grew_what, r.grew_at);
+              "%s held %s more than before it when batch %d's callback was called: it made it during the run. lab.h: "
+              "allocate everything in lab_pipe_create, once, not per run or per batch",
+              what, r.grew_what, r.grew_at);
     cr_assert(high <= used0,
-              "lab_pipe_run of %d batches of %zu items took %llu bytes from the stream-ordered allocator "
-              "(cudaMallocAsync) while it ran. lab.h: allocate everything in lab_pipe_create, once, not per run or "
-              "per batch",
-              j->batches, j->items, (unsigned long long)(high - used0));
-    /* the copies in: each reads within the batch produce wrote (items long), and all of them the batches once */
+              "%s took %llu bytes from the stream-ordered allocator (cudaMallocAsync) while it ran. lab.h: allocate "
+              "everything in lab_pipe_create, once, not per run or per batch",
+              what, (unsigned long long)(high - used0));
+    /* the callbacks: once per batch, in order, with the job's items (lab.h) */
+    cr_assert(r.produce_bad < 0, "%s called produce for batch %d where batch %d was next. lab.h: call it once per "
+              "batch, in order (batch 0, 1, 2, ...)", what, r.produce_got, r.produce_bad);
+    cr_assert(r.produced == j->batches, "%s called produce %d times. lab.h: call it once per batch", what,
+              r.produced);
+    cr_assert(r.compute_bad < 0, "%s called compute for batch %d where batch %d was next. lab.h: call it once per "
+              "batch, in order (batch 0, 1, 2, ...)", what, r.compute_got, r.compute_bad);
+    cr_assert(r.computed == j->batches, "%s called compute %d times. lab.h: call it once per batch", what,
+              r.computed);
+    cr_assert(r.items_bad < 0, "%s gave a callback %zu items for batch %d, where the job's batches have %zu (lab.h: "
+              "batch i is items long; the pipe's max_items is only its capacity)", what, r.items_got, r.items_bad,
+              j->items);
+    /* the buffers: pinned host buffers and device buffers, depth of each, in rotation */
     size_t batch_bytes = j->items * sizeof(uint32_t), moved = 0, need = (size_t)j->batches * batch_bytes;
+    int noted = j->batches < RUN_MAX_BATCHES ? j->batches : RUN_MAX_BATCHES;
+    expect_rotation(r.host_of, noted, r.n_host, depth, batch_bytes, "host", "produce", what);
+    expect_rotation(r.dev_of, noted, r.n_dev, depth, batch_bytes, "device", "compute", what);
+    for (int k = 0; k < r.n_host; k++)
+        cr_assert(kit_is_pinned(r.host[k]),
+                  "%s: produce was given pageable memory (%p): a copy from it cannot overlap with the host's work "
+                  "(the driver stages it through a pinned buffer of its own); allocate the host buffers with "
+                  "cudaMallocHost", what, (const void *)r.host[k]);
+    for (int k = 0; k < r.n_dev; k++) {
+        struct cudaPointerAttributes a;
+        int known = cudaPointerGetAttributes(&a, r.dev[k]) == cudaSuccess;
+        cudaGetLastError(); /* memory the runtime does not know: this check's own error */
+        cr_assert(known && a.type == cudaMemoryTypeDevice,
+                  "%s: compute was given %s (%p) as a batch's device buffer. lab.h: depth device buffers; allocate "
+                  "them with cudaMalloc in lab_pipe_create, and copy each batch into one",
+                  what,
+                  !known                                ? "memory the CUDA runtime does not know"
+                  : a.type == cudaMemoryTypeManaged     ? "managed memory (cudaMallocManaged)"
+                  : a.type == cudaMemoryTypeHost        ? "pinned host memory"
+                                                        : "pageable host memory",
+                  (const void *)r.dev[k]);
+    }
+    /* the copies in: each reads within the batch produce wrote (items long), and all of them the batches once */
     for (int c = 0; c < n && c < RUN_MAX_COPIES; c++) {
         if (xl_copy_dir(&recs[c]) != cudaMemcpyHostToDevice)
             continue;
@@ -192,18 +342,45 @@ static void run_poisoned(lab_pipe *p, const lab_job *j)
             if (src < h || src >= h + batch_bytes)
                 continue;
             cr_assert(recs[c].bytes <= batch_bytes - (size_t)(src - h),
-                      "lab_pipe_run of %d batches of %zu items: a copy to the GPU read %zu bytes from %zu bytes into "
-                      "a host buffer produce wrote, past the batch's end (%zu items, %zu bytes). Copy the job's "
-                      "items, not the pipe's max_items: the bus then carries only what the batch holds",
-                      j->batches, j->items, recs[c].bytes, (size_t)(src - h), j->items, batch_bytes);
+                      "%s: a copy to the GPU read %zu bytes from %zu bytes into a host buffer produce wrote, past the "
+                      "batch's end (%zu items, %zu bytes). Copy the job's items, not the pipe's max_items: the bus "
+                      "then carries only what the batch holds",
+                      what, recs[c].bytes, (size_t)(src - h), j->items, batch_bytes);
             moved += recs[c].bytes;
             break;
         }
     }
     cr_assert(moved <= need,
-              "lab_pipe_run of %d batches of %zu items copied %zu bytes from the host buffers produce wrote to the "
-              "GPU, where the batches hold %zu: copy each batch to the GPU once",
-              j->batches, j->items, moved, need);
+              "%s copied %zu bytes from the host buffers produce wrote to the GPU, where the batches hold %zu: copy "
+              "each batch to the GPU once", what, moved, need);
+    /* each batch's copy in, asked for after its produce returned and before its compute was called (lab.h: compute
+     * reads batch i already on the GPU), and before produce was called again on its host buffer (the copies from
+     * the buffer then carry batch i); judged where every byte moved went through the copies recorded */
+    if (moved != need || n > RUN_MAX_COPIES)
+        return;
+    for (int i = 0; i < noted; i++) {
+        if (r.produced_at[i] < 0 || r.compute_at[i] < 0)
+            continue;
+        const char *h = (const char *)r.host_of[i];
+        int end = r.compute_at[i];
+        for (int k = i + 1; k < noted; k++)
+            if (r.host_of[k] == r.host_of[i] && r.produce_at[k] >= 0) {
+                end = r.produce_at[k] < end ? r.produce_at[k] : end;
+                break;
+            }
+        size_t in = 0;
+        for (int c = r.produced_at[i]; c < end; c++)
+            if (xl_copy_dir(&recs[c]) == cudaMemcpyHostToDevice && (const char *)recs[c].src >= h &&
+                (const char *)recs[c].src < h + batch_bytes)
+                in += recs[c].bytes;
+        cr_assert(in == batch_bytes,
+                  "%s: between produce(%d) returning and compute(%d) being called (and before produce wrote "
+                  "that host buffer again), %zu of batch %d's %zu bytes were copied from its host buffer to the GPU. "
+                  "lab.h: compute reads batch i already on the GPU: queue its copy in, once, after produce has "
+                  "written it and before calling compute (on compute's stream, or with an event compute's stream "
+                  "waits for)",
+                  what, i, i, in, i, batch_bytes);
+    }
 }
 
 /* expect_results - right after lab_pipe_run returned: every result of j is right. want_all holds the right results
@@ -307,18 +484,92 @@ static int run_once(void *ctx)
     return lab_pipe_run(c->p, &c->j) == 0 ? 0 : -1;
 }
 
+/* The callbacks of a run that must be refused: they count their calls and touch nothing (a run wrongly accepted
+ * with a huge count of items must not make the GPU read past a buffer). */
+typedef struct {
+    int produced, computed;
+} refused_calls;
+
+/* refused_produce, refused_compute - lab_job's callbacks for refused runs: count the call */
+static void refused_produce(uint32_t *host, size_t items, int i, void *ctx)
+{
+    (void)host, (void)items, (void)i;
+    ((refused_calls *)ctx)->produced++;
+}
+
+static void refused_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
+                            void *ctx)
+{
+    (void)dev, (void)items, (void)dev_result, (void)i, (void)stream;
+    ((refused_calls *)ctx)->computed++;
+}
+
+/* The bad arguments of lab_pipe_run, each alone (the rest valid) on a pipe of 999 items. */
+#define BAD_RUNS 11
+static const char *const bad_run[BAD_RUNS] = {
+    "p NULL", "job NULL", "produce NULL", "compute NULL", "results NULL", "items 0", "items 1000 (the pipe holds 999)",
+    "items 2^62 + k (the pipe holds 999; items * 4 bytes wraps past 2^64 to 4k, k 1 to 999)",
+    "items SIZE_MAX (the pipe holds 999)", "batches -1", "batches INT_MIN"};
+
+/* bad_run_job - the job of bad argument r (bad_run), with batches (0 to 4) where the rule is not about them, onto
+ * res (4 results) and the counting callbacks of c; wrap_k is the k of the wrapping count */
+static lab_job bad_run_job(int r, int batches, lab_result *res, refused_calls *c, size_t wrap_k)
+{
+    lab_job j = {batches, 999, refused_produce, refused_compute, res, c};
+    j.items = r == 5 ? 0 : r == 6 ? 1000 : r == 7 ? ((size_t)1 << 62) + wrap_k : r == 8 ? SIZE_MAX : 999;
+    if (r == 2) j.produce = NULL;
+    if (r == 3) j.compute = NULL;
+    if (r == 4) j.results = NULL;
+    if (r == 9) j.batches = -1;
+    if (r == 10) j.batches = INT_MIN;
+    return j;
+}
+
+/* The bad arguments of lab_pipe_create (the refusals, not the sizes past memory). */
+#define BAD_CREATES 6
+static const size_t bad_create_items[BAD_CREATES] = {0, 1024, 1024, 1024, 1024, 1024};
+static const int bad_create_depth[BAD_CREATES] = {2, 0, MAX_DEPTH + 1, -1, INT_MAX, INT_MIN};
+static const char *const bad_create[BAD_CREATES] = {"with 0 items", "with depth 0", "with depth 9", "with depth -1",
+                                                    "with depth INT_MAX", "with depth INT_MIN"};
+
+/* What refusals_once refuses: a pipe of 999 items for the runs, their results (4). */
+typedef struct {
+    lab_pipe *p;
+    lab_result *res;
+    size_t wrap_k;
+} refusals;
+
+/* refusals_once - kit_expect_no_heap_leak's attempt: every bad create and every bad run once, stderr kept out; 0
+ * when all were refused before any work (each was checked alone before, with its message) */
+static int refusals_once(void *ctx)
+{
+    refusals *f = ctx;
+    int quiet = kit_quiet_begin(), bad = 0;
+    for (int r = 0; r < BAD_CREATES; r++) {
+        lab_pipe *q = lab_pipe_create(bad_create_items[r], bad_create_depth[r]);
+        if (q)
+            lab_pipe_destroy(q), bad = 1;
+    }
+    for (int r = 0; r < BAD_RUNS; r++) {
+        refused_calls c = {0, 0};
+        lab_job j = bad_run_job(r, 2, f->res, &c, f->wrap_k);
+        if (lab_pipe_run(r == 0 ? NULL : f->p, r == 1 ? NULL : &j) != -1 || c.produced || c.computed)
+            bad = 1;
+    }
+    kit_quiet_end(quiet);
+    return bad;
+}
+
 /* ===== Part A: the pipe ===== */
 
 XL_TEST(pipe, arguments, 5, XL_GPU,
-        "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1; a create that runs out of memory at "
-        "any of its allocations, streams or events returns NULL, with a message of one line, holding nothing, with "
-        "no error left; destroy(NULL) is "
-        "harmless; runs repeated on one pipe do not grow the host heap", 20)
+        "lab_pipe_create and lab_pipe_run refuse bad arguments with NULL and -1, holding nothing, leaving the job as "
+        "it was; a create that runs out of memory at any of its allocations, streams or events returns NULL, with a "
+        "message of one line, holding nothing, with no error left; destroy(NULL) is harmless; neither refusals nor "
+        "runs repeated on one pipe grow the host heap", 20)
 {
-    expect_create_fails(0, 2, "with 0 items");
-    expect_create_fails(1024, 0, "with depth 0");
-    expect_create_fails(1024, MAX_DEPTH + 1, "with depth 9");
-    expect_create_fails(1024, -1, "with depth -1");
+    for (int r = 0; r < BAD_CREATES; r++)
+        expect_create_fails(bad_create_items[r], bad_create_depth[r], bad_create[r]);
     /* sizes no machine holds: 2^61 items (8 EiB), and a count whose bytes wrap past 2^64 to a few KiB */
     expect_create_fails((size_t)1 << 61, 2, "with 2^61 items (8 EiB: out of memory)");
     size_t wrap = kit_wrapping_count(sizeof(uint32_t));
@@ -327,7 +578,7 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     expect_create_fails(wrap, 2, why);
     lab_pipe_destroy(NULL);
     kit_create_args z = {(size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(2, MAX_DEPTH)};
-    char what[128];
+    char what[200];
     snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d)", z.size, z.count);
     long made = kit_expect_create_failures(pipe_attempt, &z, what); /* out of memory at each allocation in turn */
     cr_assert(made >= 2L * z.count, "%s made %ld allocations, streams and events: it needs at least a pinned and a "
@@ -341,25 +592,38 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     wl_ctx w;
     wl_create(&w, 1000, 0, 0, 0);
     lab_result *res = pinned_results(4);
-    lab_pipe *p = new_pipe(999, 2);
-    /* each bad argument alone, the rest valid, with 0 batches and with 1 to 4: -1 before any work */
-    static const char *const rule[8] = {"p NULL", "job NULL", "produce NULL", "compute NULL", "results NULL",
-                                        "items 0", "items 1000 (the pipe holds 999)", "batches -1"};
-    for (int r = 0; r < 8; r++)
-        for (int none = 0; none < 2 - (r == 7); none++) {
-            lab_job j = wl_job(&w, none ? 0 : (int)kit_rand_int(1, 4), res);
-            j.items = r == 5 ? 0 : r == 6 ? 1000 : 999;
-            if (r == 2) j.produce = NULL;
-            if (r == 3) j.compute = NULL;
-            if (r == 4) j.results = NULL;
-            if (r == 7) j.batches = -1;
-            w.produced = w.computed = 0;
+    int depth = (int)kit_rand_int(1, MAX_DEPTH);
+    lab_pipe *p = new_pipe(999, depth);
+    size_t wrap_k = (size_t)kit_rand_int(1, 999); /* 2^62 + k items: 4k bytes once wrapped, within the pipe's */
+    /* each bad argument alone, the rest valid, with 0 batches and with 1 to 4: -1 before any work, nothing held, the
+     * job as it was */
+    before = kit_held_now();
+    for (int r = 0; r < BAD_RUNS; r++)
+        for (int none = 0; none < 2 - (r >= 9); none++) {
+            refused_calls c = {0, 0};
+            lab_job j = bad_run_job(r, none ? 0 : (int)kit_rand_int(1, 4), res, &c, wrap_k);
+            const lab_job was = j;
             int rc = lab_pipe_run(r == 0 ? NULL : p, r == 1 ? NULL : &j);
-            cr_assert(rc == -1 && w.produced == 0 && w.computed == 0,
-                      "lab_pipe_run with %s (the rest valid, %d batches) returned %d after %d produce and %d compute "
-                      "calls: it must return -1 before any work (lab.h), whatever the count of batches",
-                      rule[r], j.batches, rc, w.produced, w.computed);
+            cr_assert(rc == -1 && c.produced == 0 && c.computed == 0,
+                      "lab_pipe_run with %s (the rest valid, %d batches, a pipe of 999 items, depth %d) returned %d "
+                      "after %d produce and %d compute calls: it must return -1 before any work (lab.h), whatever "
+                      "the count of batches",
+                      bad_run[r], j.batches, depth, rc, c.produced, c.computed);
+            const char *changed = job_changed(&j, &was);
+            cr_assert(changed == NULL, "lab_pipe_run with %s changed the job's %s: it is handed a const lab_job *, "
+                      "which it must leave as it was", bad_run[r], changed);
         }
+    snprintf(what, sizeof what, "lab_pipe_run with each bad argument in turn (a pipe of 999 items, depth %d), all "
+             "refused", depth);
+    kit_expect_released(before, what);
+    /* refusals, repeated, must not grow the heap either: a struct allocated before the arguments are checked */
+    refusals f = {p, res, wrap_k};
+    kit_expect_no_heap_leak(refusals_once, &f,
+                            "lab_pipe_create with each bad argument (0 items; depth 0, 9, -1, INT_MAX, INT_MIN) and "
+                            "lab_pipe_run with each bad argument, all refused,",
+                            "a refusal keeps heap memory (malloc, calloc, new): lab.h says NULL or -1 leaves nothing "
+                            "allocated; check the arguments before allocating anything, or free what you allocated "
+                            "before returning");
     lab_job j = wl_job(&w, 0, res);
     j.items = 999;
     j.batches = 0;
@@ -369,8 +633,8 @@ XL_TEST(pipe, arguments, 5, XL_GPU,
     /* a pipe runs any number of jobs (lab.h): a run must give back whatever heap memory it takes */
     run_call again = {p, wl_job(&w, (int)kit_rand_int(1, 4), res)}; /* res holds 4 */
     again.j.items = (size_t)kit_rand_int(1, 999);
-    snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items on a pipe of 999 items, depth 2",
-             again.j.batches, again.j.items);
+    snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items on a pipe of 999 items, depth %d",
+             again.j.batches, again.j.items, depth);
     kit_expect_no_heap_leak(run_once, &again, what,
                             "lab_pipe_run keeps heap memory it allocated (malloc, calloc, new) after it returns; a "
                             "pipe runs any number of jobs, so free it before returning, or allocate it once in "
@@ -401,8 +665,8 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
         char other[160];
         snprintf(other, sizeof other, "a second pipe (%zu items, depth %d) alive beside a pipe of %zu items, depth %d",
                  items2, depth2, items, depth);
-        run_poisoned(p, &j);
-        run_poisoned(q, &j2);
+        run_poisoned(p, depth, &j);
+        run_poisoned(q, depth2, &j2);
         expect_results(&w2, &j2, NULL, -1, -1, other);
         cr_assert(w.produced == batches && w.out_of_order == 0,
                   "depth %d, %d batches of %zu items: produce was called %d times (%d of them out of order); call it "
@@ -427,7 +691,7 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
         snprintf(what, sizeof what, "%s, after the first was destroyed (each pipe's buffers, streams and events are "
                  "its own: keep them in struct lab_pipe, not in variables shared by all pipes)", other);
         j2 = wl_job(&w2, batches2, res2);
-        run_poisoned(q, &j2);
+        run_poisoned(q, depth2, &j2);
         expect_results(&w2, &j2, NULL, -1, -1, what);
         lab_pipe_destroy(q);
         XL_CHECK(cudaFreeHost(res));
@@ -444,95 +708,81 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
     }
 }
 
-/* The job's callbacks, watched: what each was given against the job's items (lab.h: batch i, items long). */
-typedef struct {
-    wl_ctx *w;
-    size_t items;                 /* the job's */
-    int produce_bad, compute_bad; /* the first batch each was called with other items (-1: none) */
-    size_t produce_got, compute_got;
-} args_watch;
-
-/* watched_produce - lab_job.produce: notes the items it was given, then wl_produce */
-static void watched_produce(uint32_t *host, size_t items, int i, void *ctx)
-{
-    args_watch *a = ctx;
-    if (items != a->items && a->produce_bad < 0)
-        a->produce_bad = i, a->produce_got = items;
-    wl_produce(host, items, i, a->w);
-}
-
-/* watched_compute - lab_job.compute: notes the items it was given, then wl_compute */
-static void watched_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
-                            void *ctx)
-{
-    args_watch *a = ctx;
-    if (items != a->items && a->compute_bad < 0)
-        a->compute_bad = i, a->compute_got = items;
-    wl_compute(dev, items, dev_result, i, stream, a->w);
-}
-
 /* One run of results.exact: how many batches, and whether the pipe's whole size or fewer items. */
 typedef struct {
-    int batches; /* a multiple of the depth, plus this */
-    int times;   /* times the depth */
-    int items;   /* 0: the pipe's max_items, 1: random below it, 2: one item */
+    int batches; /* a multiple of the depth, plus this; with times -1, 1 to d - 1 (1 at depth 1); with times -2,
+                    LONG_RUN_MIN to LONG_RUN_MAX */
+    int times;   /* times the depth (-1: a short run, -2: a long run) */
+    int items;   /* 0: the pipe's max_items, 1: random below it, 2: one item, 3: 1 to 4096 */
     int slow;    /* at depth 2 and more, a batch held up 25 ms: 0 none, 1 one of the last d but the last (it finishes
-                    last), 2 one of batches 1 to d - 1 (its slot is used twice after it, its stream is not batch 0's) */
+                    last), 2 one of batches 1 to d - 1 (its slot is used twice after it, its stream is not batch 0's),
+                    3 batch 0 (it finishes last), 4 any */
+    int held;    /* 1: one copy in of the first round waits 10 ms on its stream before it reads its buffer */
 } exact_run;
 
+#define LONG_RUN_MIN 200 /* a long run's batches: far past any table of a few rounds */
+#define LONG_RUN_MAX 300
+#define EXACT_MAX_BATCHES LONG_RUN_MAX
+
 XL_TEST(results, exact, 15, XL_GPU,
-        "every result is exact when lab_pipe_run returns: depths 1 to 8, pipes of random sizes given as many items or "
-        "fewer, batch counts at and beside multiples of the depth, one batch finishing last, one early batch held up "
-        "while its slot is reused, one early copy in held 10 ms; produce and compute are given the job's items", 30)
+        "every result is exact when lab_pipe_run returns, nothing written outside them: depths 1 to 8, pipes of "
+        "random sizes given as many items or fewer, batch counts from 1 to 300, at and beside multiples of the depth, "
+        "runs of fewer batches than the depth after runs that did not end on a multiple of it, one batch finishing "
+        "last (the first one too), one early batch held up while its slot is reused, one early copy in held 10 ms; "
+        "produce and compute are given the job's items", 30)
 {
-    static const exact_run runs[] = {{-1, 1, 1, 0}, {0, 1, 0, 0}, {1, 1, 2, 0}, {-1, 2, 0, 0},
-                                     {0, 2, 1, 0},  {1, 2, 0, 1}, {1, 3, 1, 2}};
+    /* the short runs follow a run of d - 1 batches, and one of 2d + 1: a pipe that carries its rotation on from run
+     * to run starts them at a slot other than 0 */
+    static const exact_run runs[] = {{-1, 1, 1, 0, 0}, {0, -1, 1, 3, 0}, {0, 1, 0, 0, 0}, {1, 1, 2, 0, 0},
+                                     {-1, 2, 0, 0, 0}, {0, 2, 1, 0, 0},  {1, 2, 0, 1, 0}, {0, -1, 0, 4, 0},
+                                     {1, 3, 1, 2, 1},  {0, -2, 3, 0, 0}};
     const int nruns = (int)(sizeof runs / sizeof runs[0]);
     int edge = (int)kit_rand_int(1, MAX_DEPTH); /* this depth's pipe holds 1 item: the contract's least */
-    lab_result *res = pinned_results(MAX_BATCHES + 2), want[MAX_BATCHES];
+    /* results[0 .. batches) lie at res + 1: res[0] and the two after the last are guards, poisoned */
+    lab_result *res = pinned_results(EXACT_MAX_BATCHES + 3), want[EXACT_MAX_BATCHES];
     for (int depth = 1; depth <= MAX_DEPTH; depth++) {
         size_t max_items = depth == edge ? 1 : (size_t)kit_rand_int(2, (1 << 20) + 3);
         lab_pipe *p = new_pipe(max_items, depth);
         for (int r = 0; r < nruns; r++) {
             char what[256];
             wl_ctx w;
-            int batches = runs[r].times * depth + runs[r].batches, slow = -1, held = -1;
-            size_t items = runs[r].items == 0 ? max_items
+            int batches = runs[r].times == -1   ? (depth > 1 ? (int)kit_rand_int(1, depth - 1) : 1)
+                          : runs[r].times == -2 ? (int)kit_rand_int(LONG_RUN_MIN, LONG_RUN_MAX)
+                                                : runs[r].times * depth + runs[r].batches;
+            int slow = -1, held = -1;
+            size_t items = runs[r].items == 0   ? max_items
                            : runs[r].items == 1 ? (size_t)kit_rand_int(1, (long)max_items - 1)
-                                                : 1;
+                           : runs[r].items == 2 ? 1
+                                                : (size_t)kit_rand_int(1, max_items < 4096 ? (long)max_items : 4096);
             wl_create(&w, items, 0, 0, 0); /* fresh data for every run */
             if (depth >= 2 && runs[r].slow) {
                 int k = (int)kit_rand_int(1, depth - 1);
-                slow = runs[r].slow == 1 ? batches - 1 - k : k;
+                slow = runs[r].slow == 1   ? batches - 1 - k
+                       : runs[r].slow == 2 ? k
+                       : runs[r].slow == 3 ? 0
+                                           : (int)kit_rand_int(0, batches - 1);
                 wl_slow_batch(&w, slow, SLOW_MS);
             }
-            lab_job j = wl_job(&w, batches, res);
-            args_watch a = {&w, items, -1, -1, 0, 0};
-            j.produce = watched_produce;
-            j.compute = watched_compute;
-            j.ctx = &a;
+            lab_job j = wl_job(&w, batches, res + 1);
             wl_expected_all(&w, batches, want); /* before the run: the results are read the moment it returns */
-            if (r == nruns - 1) /* one copy in of the first round waits on its stream before it reads its buffer */
+            if (runs[r].held) /* one copy in of the first round waits on its stream before it reads its buffer */
                 held = (int)kit_rand_int(0, depth - 1);
             char note[112] = "";
             if (slow >= 0)
                 snprintf(note, sizeof note, " (batch %d held up 25 ms)", slow);
             if (held >= 0)
                 snprintf(note + strlen(note), sizeof note - strlen(note), " (batch %d's copy in held 10 ms)", held);
-            snprintf(what, sizeof what, "depth %d, a pipe of %zu items, %d batches of %zu items%s", depth, max_items,
-                     batches, items, note);
-            xl_poison(res, (MAX_BATCHES + 2) * sizeof(lab_result));
+            snprintf(what, sizeof what, "depth %d, a pipe of %zu items, run %d of %d on it: %d batches of %zu items%s",
+                     depth, max_items, r + 1, nruns, batches, items, note);
+            xl_poison(res, (EXACT_MAX_BATCHES + 3) * sizeof(lab_result));
             xl_copylog_hold(held, (uint64_t)(HOLD_COPY_MS * 1e6)); /* counted from this run's first copy in */
-            run_poisoned(p, &j);
+            run_poisoned(p, depth, &j);
             xl_copylog_hold(-1, 0);
-            cr_assert(a.produce_bad < 0, "%s: produce was called for batch %d with %zu items: the job's batches have "
-                      "%zu (lab.h: produce writes batch i, items long; the pipe's max_items is only its capacity)",
-                      what, a.produce_bad, a.produce_got, items);
-            cr_assert(a.compute_bad < 0, "%s: compute was called for batch %d with %zu items: the job's batches have "
-                      "%zu (lab.h: compute reads batch i, items long; the pipe's max_items is only its capacity)",
-                      what, a.compute_bad, a.compute_got, items);
             expect_results(&w, &j, want, slow, held, what);
-            cr_assert(xl_check_poison(res + batches, 2 * sizeof(lab_result), NULL) == 0,
+            cr_assert(xl_check_poison(res, sizeof(lab_result), NULL) == 0,
+                      "%s: lab_pipe_run wrote before results[0] (job->results - 1): it must write results[0] to "
+                      "results[%d] only", what, batches - 1);
+            cr_assert(xl_check_poison(res + 1 + batches, 2 * sizeof(lab_result), NULL) == 0,
                       "%s: lab_pipe_run wrote past results[%d], the job's last result", what, batches - 1);
             wl_destroy(&w);
         }
@@ -565,7 +815,7 @@ static void run_hazard(int depth, hazard_run *h)
     lab_job j = wl_job(&w, h->batches, res);
     h->held = (int)kit_rand_int(0, depth - 1);
     xl_copylog_hold(h->held, (uint64_t)(HOLD_COPY_MS * 1e6)); /* counted from this run's first copy in */
-    run_poisoned(p, &j);
+    run_poisoned(p, depth, &j);
     xl_copylog_hold(-1, 0);
     XL_CHECK(cudaDeviceSynchronize()); /* whatever lab_pipe_run left running, before the grader reads */
     wl_start_results(&w, h->start, h->batches);
@@ -584,11 +834,12 @@ static int same(lab_result a, lab_result b)
     return a.sum == b.sum && a.sumsq == b.sumsq;
 }
 
-/* each_hazard_run - 3 runs at depths 2 and 3, each checked by check */
+/* each_hazard_run - 3 runs at depths 2, 3 and one of 4 to 8 (drawn for each run), each checked by check */
 static void each_hazard_run(void (*check)(const hazard_run *h, int depth, int run))
 {
     for (int rep = 1; rep <= 3; rep++)
-        for (int depth = 2; depth <= 3; depth++) {
+        for (int k = 0; k < 3; k++) {
+            int depth = k < 2 ? 2 + k : (int)kit_rand_int(4, MAX_DEPTH);
             hazard_run h;
             run_hazard(depth, &h);
             check(&h, depth, rep);
@@ -622,14 +873,14 @@ static void unchanged_under_kernel(const hazard_run *h, int depth, int run)
 
 XL_TEST(hazard, host_reuse, 10, XL_GPU,
         "no host buffer is refilled before its copy has read it (kernel slowed to 2 ms, one early copy in held 10 ms, "
-        "depths 2 and 3, 3 runs)", 30)
+        "depths 2, 3 and one of 4 to 8, 3 runs)", 30)
 {
     each_hazard_run(arrived_intact);
 }
 
 XL_TEST(hazard, device_reuse, 10, XL_GPU,
         "no device buffer is overwritten while its kernel still reads it (kernel slowed to 2 ms, one early copy in "
-        "held 10 ms, depths 2 and 3)", 30)
+        "held 10 ms, depths 2, 3 and one of 4 to 8)", 30)
 {
     each_hazard_run(unchanged_under_kernel);
 }
@@ -644,7 +895,7 @@ typedef struct {
 static void call_pipe(void *ctx)
 {
     pipe_call *c = ctx;
-    run_poisoned(c->p, &c->j);
+    run_poisoned(c->p, 2, &c->j);
 }
 
 XL_TEST(pipe, narrow_wait, 5, XL_TIMED,
@@ -707,7 +958,7 @@ XL_TEST(pipe, early_refill, 5, XL_GPU,
         wl_ctx w;
         refill_run r = {&w, depths[k], NULL, -1};
         int batches = r.depth + 1;
-        wl_create(&w, (size_t)kit_rand_int(1, 1 << 16), 0, 0, 0);
+        wl_create(&w, (size_t)kit_rand_int(1, (1 << 20) + 3), 0, 0, 0);
         wl_slow_batch(&w, 0, REFILL_HOLD_MS);
         XL_CHECK(cudaEventCreateWithFlags(&r.computed0, cudaEventDisableTiming));
         lab_result *res = pinned_results(batches);
@@ -716,7 +967,7 @@ XL_TEST(pipe, early_refill, 5, XL_GPU,
         j.produce = refill_produce;
         j.compute = refill_compute;
         j.ctx = &r;
-        run_poisoned(p, &j);
+        run_poisoned(p, r.depth, &j);
         expect_results(&w, &j, NULL, 0, -1, "with batch 0 held up 60 ms");
         cr_assert(r.found >= 0, "depth %d, %d batches: produce was never called for batch %d", r.depth, batches,
                   r.depth);

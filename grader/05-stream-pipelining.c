@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
@@ -101,6 +102,10 @@ static void expect_out(const uint32_t *in, const uint32_t *out, size_t n, const 
 
 #define MAX_STEPS 4096       /* copies, and launches, recorded in one run */
 #define HOLD_NS 25000000ull  /* a held-back chunk's extra GPU work: it finishes last, long after the others */
+#define LEGACY_BUSY_NS 20000000ull /* work pending on the legacy default stream while a pipeline is made: */
+#define WINDOW_NS 40000000ull      /* and, in its first run, one chunk's kernel or copy out held back this long on its
+                                    * stream, so that anything the create queued on the legacy stream lands between
+                                    * that chunk's copy in and kernel, or kernel and copy out */
 
 /* One kernel launch, as the grader's launcher saw it. */
 typedef struct {
@@ -111,30 +116,72 @@ typedef struct {
     cudaStream_t stream;
 } launch_rec;
 
-/* The grader's lab_kernel: notes each launch among the copies, holds back the chosen launch with HOLD_NS of GPU
- * work queued before it on its stream, then launches the kit's kernel. */
+/* The grader's lab_kernel: notes each launch among the copies, holds back the chosen launch with hold_ns of GPU
+ * work queued before it on its stream (or its copy out, with the work queued after it), then launches the kit's
+ * kernel. Runs in turn bring one of two launch functions and a ctx of their own (run_tokens): a run that launches
+ * with an earlier run's k is caught. */
 typedef struct {
     wl_kernel_ctx kc;
     lab_kernel kit;
     launch_rec recs[MAX_STEPS];
     int n;
-    int hold;     /* the launch to hold back, by number; -1: none */
-    int foreign;  /* launches given another ctx than k->ctx */
+    int hold;         /* the launch to hold back, by number; -1: none */
+    uint64_t hold_ns; /* for that long */
+    int hold_after;   /* 1: the work is queued after the kernel, holding back its copy out; 0: before it */
+    int foreign;      /* launches given another ctx than k->ctx, not an earlier run's */
+    int stale;        /* launches with the launch function or the ctx of an earlier run's k */
+    int runs;         /* runs so far: run r's k is {r % 2 ? rec_launch_b : rec_launch, &run_tokens[r % 8]} */
+    int want_b;
+    const void *want_ctx;
 } rec_kernel;
 
 static rec_kernel rk; /* the one launcher; rec_launch finds it even when handed a wrong ctx */
+static unsigned char run_tokens[8]; /* the ctx of each run's k: never that of the run before */
 
-/* rec_launch - lab_kernel.launch of the grader's launcher */
-static void rec_launch(const uint32_t *dev_in, uint32_t *dev_out, size_t items, cudaStream_t stream, void *ctx)
+/* legacy_busy_fn - a host function that holds the legacy default stream LEGACY_BUSY_NS (wall time) */
+static void CUDART_CB legacy_busy_fn(void *arg)
 {
-    if (ctx != &rk)
+    struct timespec t = {0, (long)LEGACY_BUSY_NS};
+    (void)arg;
+    while (nanosleep(&t, &t) != 0) {
+    }
+}
+
+/* legacy_busy - queues LEGACY_BUSY_NS of waiting on the legacy default stream: work queued there after it (by
+ * anyone) runs once it ends. A host function, not a kernel: a kernel would hold a multiprocessor, and the kit's kernel
+ * needs every one, so the pipeline's first kernel would wait for it too. */
+static void legacy_busy(void)
+{
+    XL_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, legacy_busy_fn, NULL));
+}
+
+/* rec_note - the launch of rec_launch (b 0) or rec_launch_b (b 1), noted, held back as asked, then made */
+static void rec_note(int b, const uint32_t *dev_in, uint32_t *dev_out, size_t items, cudaStream_t stream, void *ctx)
+{
+    const unsigned char *c = ctx;
+    if (b != rk.want_b || (ctx != rk.want_ctx && c >= run_tokens && c < run_tokens + sizeof run_tokens))
+        rk.stale++;
+    else if (ctx != rk.want_ctx)
         rk.foreign++;
     if (rk.n < MAX_STEPS)
         rk.recs[rk.n] = (launch_rec){xl_copylog_count(), dev_in, dev_out, items, stream};
-    if (rk.n == rk.hold)
-        xl_delay(stream, HOLD_NS);
+    int held = rk.n == rk.hold;
+    if (held && !rk.hold_after)
+        xl_delay(stream, rk.hold_ns);
     rk.n++;
     rk.kit.launch(dev_in, dev_out, items, stream, rk.kit.ctx);
+    if (held && rk.hold_after)
+        xl_delay(stream, rk.hold_ns);
+}
+
+/* rec_launch, rec_launch_b - lab_kernel.launch of the grader's launcher, as two runs in a row bring it */
+static void rec_launch(const uint32_t *dev_in, uint32_t *dev_out, size_t items, cudaStream_t stream, void *ctx)
+{
+    rec_note(0, dev_in, dev_out, items, stream, ctx);
+}
+static void rec_launch_b(const uint32_t *dev_in, uint32_t *dev_out, size_t items, cudaStream_t stream, void *ctx)
+{
+    rec_note(1, dev_in, dev_out, items, stream, ctx);
 }
 
 /* One step of a run: a copy in, a kernel, a copy out, or another copy. */
@@ -165,9 +212,13 @@ typedef struct {
     size_t chunk, items;
     const uint32_t *in;
     uint32_t *out;
-    char what[256];
+    char what[512];
     pipe_seen *seen; /* the pipeline's, kept across its runs */
     const char *note; /* added to what: which pipeline, when two are alive; NULL: nothing */
+    uint32_t *keep;  /* not NULL: room for items + 16 words, where in is kept to find a run that writes it */
+    int window;      /* 1 + the chunk held back WINDOW_NS in the first run of a pipeline made beside LEGACY_BUSY_NS of
+                      * work on the legacy stream; 0: none */
+    int window_after; /* 1: its copy out is held back (the work queued after its kernel); 0: its kernel */
 } run_spec;
 
 /* chunk_words - how many words chunk c of r holds */
@@ -182,6 +233,31 @@ static int overlaps(const char *a, size_t na, const char *b, size_t nb)
 {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
     return x < y + nb && y < x + na;
+}
+
+/* not_device_memory - NULL when p lies in device memory (cudaMalloc's, at its start or inside it), else what it is,
+ * in words for a message: managed memory (xl_buffer_kind names its flags), pinned or pageable host memory */
+static const char *not_device_memory(const void *p)
+{
+    unsigned int flags = 0;
+    if (xl_buffer_kind(p, &flags) == XL_ALLOC_MANAGED)
+        return flags == cudaMemAttachHost ? "managed memory (cudaMallocManaged, cudaMemAttachHost)"
+                                          : "managed memory (cudaMallocManaged)";
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return "memory the CUDA runtime does not know";
+    }
+    switch (a.type) {
+    case cudaMemoryTypeDevice:
+        return NULL;
+    case cudaMemoryTypeManaged:
+        return "managed memory (cudaMallocManaged)";
+    case cudaMemoryTypeHost:
+        return "pinned host memory";
+    default:
+        return "pageable host memory";
+    }
 }
 
 /* describe - one step as the student asked for it, in words of in and out */
@@ -343,6 +419,15 @@ static void expect_issue_order(const run_spec *r, const step *st, int nst)
                               r->what, e, c, e, buf[x], be, (const void *)me[x], c, buf[y], bc, (const void *)mc[y]);
         }
     }
+    /* each stream's buffers are device memory: managed pages migrate on demand, host memory crosses the link at
+     * every access of the kernel */
+    for (size_t c = 0; c < chunks && c < S; c++)
+        for (int x = 0; x < 2; x++) {
+            const char *kind = not_device_memory(x ? dout_of[c] : din_of[c]);
+            cr_assert(kind == NULL, "%s: chunk %zu's %s (at %p) is %s: each stream's buffers in and out are device "
+                      "memory, from cudaMalloc (lab.h)", r->what, c, buf[x], (const void *)(x ? dout_of[c] : din_of[c]),
+                      kind);
+        }
     /* the pipeline's streams, numbered by the chunks: chunk c on its stream c mod S in every run */
     pipe_seen *m = r->seen;
     for (size_t c = 0; m && c < chunks && c < S; c++) {
@@ -408,7 +493,10 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
     static xl_copy_rec copies[MAX_STEPS];
     static xl_sync_rec syncs[MAX_STEPS];
     static step steps[2 * MAX_STEPS];
-    lab_kernel k = {rec_launch, &rk};
+    int b = ++rk.runs % 2; /* every run brings a k of its own: another launch function and ctx than the run before */
+    lab_kernel k = {b ? rec_launch_b : rec_launch, &run_tokens[rk.runs % 8]};
+    const lab_kernel given = k;
+    rk.want_b = b, rk.want_ctx = k.ctx;
     r->in = in, r->out = out;
     snprintf(r->what, sizeof r->what, "%s, %d streams, chunks of %zu words, %zu words",
              r->order == LAB_DEPTH_FIRST ? "depth-first" : "breadth-first", r->streams, r->chunk, r->items);
@@ -418,9 +506,17 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
                  HOLD_NS * 1e-6, hold % r->streams, r->streams);
     if (r->note)
         snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what), ", %s", r->note);
+    if (r->window)
+        snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what), ", its first run, the pipeline made "
+                 "beside %.0f ms of work on the legacy stream and chunk %d's %s held back %.0f ms",
+                 LEGACY_BUSY_NS * 1e-6, r->window - 1, r->window_after ? "copy out" : "kernel", WINDOW_NS * 1e-6);
     xl_fill_random(in, r->items * sizeof(uint32_t), xl_fresh_seed());
+    if (r->keep)
+        memcpy(r->keep, in, (r->items + 16) * sizeof(uint32_t));
     xl_poison(out, (r->items + 16) * sizeof(uint32_t));
-    rk.n = 0, rk.foreign = 0, rk.hold = hold;
+    rk.n = 0, rk.foreign = 0, rk.stale = 0, rk.hold = hold, rk.hold_ns = HOLD_NS, rk.hold_after = 0;
+    if (r->window)
+        rk.hold = r->window - 1, rk.hold_ns = WINDOW_NS, rk.hold_after = r->window_after;
     kit_held before = kit_held_now();
     xl_copylog_start(copies, MAX_STEPS);
     xl_synclog_start(syncs, MAX_STEPS);
@@ -430,10 +526,33 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
     xl_expect_ok(rc, "lab_pipeline_run");
     expect_out(in, out, r->items, r->what); /* at once: a held-back chunk is the last to land */
     kit_expect_released(before, r->what);
+    cr_assert(k.launch == given.launch && k.ctx == given.ctx, "%s: lab_pipeline_run changed *k, the caller's const "
+              "lab_kernel: read it only", r->what);
+    if (r->keep) {
+        size_t w = 0;
+        while (w < r->items + 16 && in[w] == r->keep[w])
+            w++;
+        cr_assert(w == r->items + 16, "%s: lab_pipeline_run wrote into in (word %zu%s), the caller's const input: "
+                  "read it only", r->what, w, w >= r->items ? ", past its items words" : "");
+    }
     cr_assert(ncopies <= MAX_STEPS && rk.n <= MAX_STEPS, "%s: %d copies and %d kernel launches, far more than 3 per chunk",
               r->what, ncopies, rk.n);
+    cr_assert(rk.stale == 0, "%s: %d kernel launches used the lab_kernel of an earlier run, not this run's k: launch "
+              "with the k (launch and ctx) each run is given, never one kept from before", r->what, rk.stale);
     cr_assert(rk.foreign == 0, "%s: k->launch was called %d times with another ctx than k->ctx: pass k->ctx on, the "
               "kernel needs it", r->what, rk.foreign);
+    /* every copy and kernel asked for before any wait on the host: a wait mid-run holds back the issue of every later
+     * chunk, on every stream, behind the one it waits for */
+    for (int i = 0; i < nsyncs && i < MAX_STEPS; i++) {
+        xl_sync_kind kind = syncs[i].kind;
+        if ((kind == XL_SYNC_DEVICE || kind == XL_SYNC_STREAM || kind == XL_SYNC_EVENT) &&
+            syncs[i].copies_before < ncopies)
+            cr_fatal("%s: lab_pipeline_run waited on the host (%s) after asking for %d of its %d copies: ask for "
+                     "every chunk's copies and kernel first, then wait for your streams (lab.h). A wait mid-run holds "
+                     "back the issue of every later chunk, on every stream, behind the one it waits for; each stream's "
+                     "own order already keeps its buffers safe",
+                     r->what, xl_sync_name(kind), syncs[i].copies_before, ncopies);
+    }
     expect_issue_order(r, steps, steps_of(copies, ncopies, rk.recs, rk.n, steps));
     /* lab.h: it waits for this pipeline's streams only, in either order */
     kit_expect_no_device_sync(syncs, nsyncs < MAX_STEPS ? nsyncs : MAX_STEPS, r->what);
@@ -495,12 +614,25 @@ static void check_order(lab_order order)
         {s1, 1, {1, (size_t)s1, (size_t)kit_rand_int(s1 + 1, 300)}, -1, -1},
     };
     uint32_t *in = host_array(MAX_WORDS), *out = host_array(MAX_WORDS);
+    uint32_t *keep = malloc((MAX_WORDS + 16) * sizeof(uint32_t)); /* in, kept: a run must not write it */
+    cr_assert(keep != NULL, "out of memory");
     rk.kit = wl_kernel(&rk.kc);
+    (void)kit_held_now(); /* its pinned word made now, not beside the legacy stream's work below (it would wait) */
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
         pipe_seen seen = {0};
+        /* made while the legacy stream works: anything the create queues there lands during the first run, in the
+         * window held open on the last stream that run uses (chunk min(S, chunks) - 1): between copy in and kernel
+         * for odd configs, between kernel and copy out for even ones */
+        legacy_busy();
         lab_pipeline *p = new_pipeline(configs[i].chunk, configs[i].streams);
         for (int j = 0; j < NITEMS && configs[i].items[j]; j++) {
-            run_spec r = {order, configs[i].streams, configs[i].chunk, configs[i].items[j], NULL, NULL, "", &seen, NULL};
+            run_spec r = {order, configs[i].streams, configs[i].chunk, configs[i].items[j], NULL, NULL, "", &seen, NULL,
+                          keep, 0, 0};
+            if (j == 0) {
+                size_t chunks = (r.items + r.chunk - 1) / r.chunk;
+                r.window = 1 + (int)(chunks < (size_t)r.streams ? chunks - 1 : (size_t)r.streams - 1);
+                r.window_after = i % 2 == 0;
+            }
             run_checked(p, &r, in, out, j == configs[i].hold_at ? configs[i].hold : -1);
         }
         lab_pipeline_destroy(p);
@@ -528,11 +660,15 @@ static void check_order(lab_order order)
             two[0] = NULL;
             continue;
         }
-        if (!two[w])
+        int made = 0;
+        if (!two[w]) { /* made beside work on the legacy stream, its last stream's first copy out held back */
+            legacy_busy();
             two[w] = new_pipeline(nc[w], ns[w]);
+            made = 1;
+        }
         size_t full = nc[w] * (size_t)ns[w];
         run_spec r = {order, ns[w], nc[w], (size_t)kit_rand(full, 3 * full + 1), NULL, NULL, "", &seen[w],
-                      notes[runs++]};
+                      notes[runs++], keep, made ? ns[w] : 0, 1};
         run_checked(two[w], &r, in, out, -1);
         if (t == 1)
             expect_apart(&seen[0], &seen[1], what);
@@ -541,6 +677,7 @@ static void check_order(lab_order order)
     kit_expect_released(h, what);
     lab_host_free(in);
     lab_host_free(out);
+    free(keep);
 }
 
 /* ===== Part A: the pipeline ===== */
@@ -833,18 +970,21 @@ XL_TEST(pipeline, pinned_host, 5, XL_GPU,
 }
 
 XL_TEST(results, depth_first, 10, XL_GPU,
-        "depth-first: every word exact as soon as the run returns, issued chunk by chunk, chunk c on stream c mod S "
-        "in every run, no stream waiting for another, each with its own buffers in and out; 1 to 32 streams, chunks "
-        "of 1 word up, lengths at multiples of a chunk and +-1; two pipelines alive at once",
+        "depth-first: every word exact as soon as the run returns, issued chunk by chunk before any host wait, with "
+        "each run's own kernel, chunk c on stream c mod S in every run, no stream waiting for another, each with its "
+        "own device buffers in and out, in untouched; 1 to 32 streams, chunks of 1 word up, lengths at multiples of a "
+        "chunk and +-1; pipelines made beside work on the legacy stream; two pipelines alive at once",
         60)
 {
     check_order(LAB_DEPTH_FIRST);
 }
 
 XL_TEST(results, breadth_first, 10, XL_GPU,
-        "breadth-first: every word exact as soon as the run returns, issued round by round of S chunks, chunk c on "
-        "stream c mod S in every run, no stream waiting for another, each with its own buffers in and out; 1 to 32 "
-        "streams, chunks of 1 word up, lengths at multiples of a chunk and +-1; two pipelines alive at once",
+        "breadth-first: every word exact as soon as the run returns, issued round by round of S chunks before any "
+        "host wait, with each run's own kernel, chunk c on stream c mod S in every run, no stream waiting for "
+        "another, each with its own device buffers in and out, in untouched; 1 to 32 streams, chunks of 1 word up, "
+        "lengths at multiples of a chunk and +-1; pipelines made beside work on the legacy stream; two pipelines "
+        "alive at once",
         60)
 {
     check_order(LAB_BREADTH_FIRST);

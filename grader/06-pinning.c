@@ -5,6 +5,8 @@
  * with the kit's wrap flags), so a buffer that is never released is found for certain. Copy rates are
  * ratios against the kit's own pinned buffer in the same run.
  */
+#include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +41,172 @@ XL_LAB("06", "pinning");
  * leaked buffer, the leak test; an unchecked or page-rounded registration, bad input. The reference's figures and
  * margins on the H100 and H200: refdata/stability/ (docs/instructors.md's table). */
 
+/* ===== host allocations, watched: what a call under watch mallocs, and a failure on demand =====
+ * This grader's malloc family also replaces the C library's (each hands the call to glibc's own __libc_*). While
+ * the test's own thread runs a lab call under host_watch_begin, every block allocated in that thread is noted with
+ * the size asked (the buffer that lab_pin_in_place pins must be one the call allocated, and large enough), and
+ * where host_fail_min is set, the host allocation number host_fail_at (from 0) of at least host_fail_min bytes
+ * fails as out of memory (the failure paths of a method that mallocs its data: -1, nothing held). Other threads
+ * (the CUDA runtime's) are never watched. */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void *__libc_valloc(size_t n);
+extern void *__libc_pvalloc(size_t n);
+#define HOST_BLOCKS 256
+static _Thread_local int host_watching; /* this thread's allocations are watched */
+static struct {
+    void *p;
+    size_t n; /* bytes asked */
+} host_blocks[HOST_BLOCKS];
+static int host_nblocks;
+static size_t host_fail_min; /* 0: no failure on demand */
+static long host_fail_at, host_seen;
+static int host_fired; /* the failure on demand happened */
+
+/* host_fail_due - 1 when this watched allocation of n bytes must fail (host_fired then set) */
+static int host_fail_due(size_t n)
+{
+    if (!host_watching || host_fail_min == 0 || n < host_fail_min)
+        return 0;
+    if (host_seen++ != host_fail_at)
+        return 0;
+    host_fired = 1;
+    return 1;
+}
+
+/* host_note - notes p, n bytes asked, as allocated under watch */
+static void *host_note(void *p, size_t n)
+{
+    if (p && host_watching && host_nblocks < HOST_BLOCKS) {
+        host_blocks[host_nblocks].p = p;
+        host_blocks[host_nblocks].n = n;
+        host_nblocks++;
+    }
+    return p;
+}
+
+/* host_forget - p freed under watch: no longer a block the call holds */
+static void host_forget(void *p)
+{
+    for (int i = 0; i < host_nblocks; i++)
+        if (host_blocks[i].p == p)
+            host_blocks[i].p = NULL;
+}
+
+void *malloc(size_t n)
+{
+    if (host_fail_due(n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return host_note(__libc_malloc(n), n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (host_fail_due(n * size)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return host_note(__libc_calloc(n, size), n * size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (host_fail_due(n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *q = __libc_realloc(p, n);
+    if (q && host_watching) {
+        host_forget(p);
+        host_note(q, n);
+    }
+    return q;
+}
+
+void *memalign(size_t align, size_t n)
+{
+    if (host_fail_due(n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return host_note(__libc_memalign(align, n), n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    return memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (align == 0 || align % sizeof(void *) != 0 || (align & (align - 1)) != 0)
+        return EINVAL;
+    if (host_fail_due(n))
+        return ENOMEM;
+    void *p = __libc_memalign(align, n);
+    if (!p)
+        return ENOMEM;
+    *out = host_note(p, n);
+    return 0;
+}
+
+void *valloc(size_t n)
+{
+    if (host_fail_due(n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return host_note(__libc_valloc(n), n);
+}
+
+void *pvalloc(size_t n)
+{
+    if (host_fail_due(n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return host_note(__libc_pvalloc(n), n);
+}
+
+/* host_watch_begin - watches this thread's host allocations from now, none noted yet; fail_min > 0: the one numbered
+ * fail_at (from 0) of at least fail_min bytes fails. host_watch_end stops it (the blocks noted stay readable). */
+static void host_watch_begin(size_t fail_min, long fail_at)
+{
+    host_nblocks = 0;
+    host_fail_min = fail_min;
+    host_fail_at = fail_at;
+    host_seen = 0;
+    host_fired = 0;
+    host_watching = 1;
+}
+static void host_watch_end(void)
+{
+    host_watching = 0;
+    host_fail_min = 0;
+}
+
+/* host_block_of - the block noted under the last watch, still held, that holds p: its start and the size asked
+ * (*n); NULL when none does (the call got that memory some other way: mmap, say) */
+static void *host_block_of(const void *p, size_t *n)
+{
+    for (int i = host_nblocks - 1; i >= 0; i--) {
+        const char *b = host_blocks[i].p;
+        if (b && (const char *)p >= b && (const char *)p < b + host_blocks[i].n) {
+            *n = host_blocks[i].n;
+            return host_blocks[i].p;
+        }
+    }
+    return NULL;
+}
+
 /* ===== free, watched: memory freed while it is still page-locked =====
  * This grader's free replaces the C library's for the whole process (it hands every block to glibc's own
  * __libc_free) and, while unpin below runs lab_unpin, notes a block freed while a pinned allocation or registration
@@ -50,27 +218,86 @@ void free(void *p)
 {
     if (watching_frees && p && !freed_pinned && xl_pinned_flags(p) != ~0u)
         freed_pinned = p;
+    if (host_watching && p)
+        host_forget(p);
     __libc_free(p);
 }
 
 /* The three methods and registration, by name. */
 typedef int (*pin_fn)(size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out);
 
-/* fill_seeded - lab_fill_fn: random bytes from the seed in ctx; counts calls and notes the size asked for and
- * whether the buffer it was handed was page-locked already */
+/* fill_seeded - lab_fill_fn: random bytes from the seed in ctx; counts calls and notes the size asked for, the
+ * buffer it was handed and whether that was page-locked already */
 typedef struct {
     uint64_t seed;
     int calls;
     size_t asked; /* bytes, at the last call */
     int pinned;   /* the buffer was page-locked (first and last byte), at the last call */
+    void *buf;    /* the buffer, at the last call */
 } fill_ctx;
-static void fill_seeded(void *buf, size_t bytes, void *ctx)
+/* fill_saw - notes one call of a fill on buf, bytes long, in f */
+static void fill_saw(fill_ctx *f, void *buf, size_t bytes)
 {
-    fill_ctx *f = ctx;
     f->calls++;
     f->asked = bytes;
+    f->buf = buf;
     f->pinned = kit_is_pinned(buf) && kit_is_pinned((const char *)buf + bytes - 1);
-    xl_fill_random(buf, bytes, f->seed);
+}
+static void fill_seeded(void *buf, size_t bytes, void *ctx)
+{
+    fill_saw(ctx, buf, bytes);
+    xl_fill_random(buf, bytes, ((fill_ctx *)ctx)->seed);
+}
+
+/* A sparse fill, for buffers too large to fill and compare in full in a second: one random 8-byte word in each
+ * stretch of SPARSE_STRIDE bytes, at a random place in it (never its first or last 8 bytes), and the buffer's
+ * first and last byte; the rest is left as it was. */
+#define SPARSE_STRIDE 4096
+/* sparse_mix - splitmix64's finaliser of seed and i: the word and place of stretch i */
+static uint64_t sparse_mix(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+/* sparse_at - where stretch i's word lies in the buffer */
+static size_t sparse_at(uint64_t seed, size_t i)
+{
+    return i * SPARSE_STRIDE + 8 + (size_t)(sparse_mix(seed ^ 0x5EED, i) % (SPARSE_STRIDE - 16));
+}
+/* sparse_end - the first (k = 0) and last (k = 1) byte fill_sparse writes */
+static unsigned char sparse_end(uint64_t seed, int k)
+{
+    return (unsigned char)(sparse_mix(seed, (uint64_t)-1 - (uint64_t)k) >> 24);
+}
+static void fill_sparse(void *buf, size_t bytes, void *ctx)
+{
+    fill_ctx *f = ctx;
+    unsigned char *b = buf;
+    fill_saw(f, buf, bytes);
+    for (size_t i = 0; i < bytes / SPARSE_STRIDE; i++) {
+        uint64_t w = sparse_mix(f->seed, i);
+        memcpy(b + sparse_at(f->seed, i), &w, 8);
+    }
+    b[0] = sparse_end(f->seed, 0);
+    b[bytes - 1] = sparse_end(f->seed, 1);
+}
+
+/* expect_sparse - data, bytes long, holds what fill_sparse wrote from seed; what names it, for the message */
+static void expect_sparse(const void *data, size_t bytes, uint64_t seed, const char *what)
+{
+    const unsigned char *d = data;
+    for (size_t i = 0; i < bytes / SPARSE_STRIDE; i++) {
+        uint64_t w = sparse_mix(seed, i), got;
+        size_t at = sparse_at(seed, i);
+        memcpy(&got, d + at, 8);
+        cr_assert(got == w, "%s: the 8 bytes at offset %zu hold %016llx; fill wrote %016llx there", what, at,
+                  (unsigned long long)got, (unsigned long long)w);
+    }
+    cr_assert(d[0] == sparse_end(seed, 0) && d[bytes - 1] == sparse_end(seed, 1),
+              "%s: the first and last byte hold %02x and %02x; fill wrote %02x and %02x", what, d[0], d[bytes - 1],
+              sparse_end(seed, 0), sparse_end(seed, 1));
 }
 
 /* fill_no_ctx - lab_fill_fn of a producer that keeps its state elsewhere (ctx NULL): counts its calls and notes
@@ -84,22 +311,82 @@ static void fill_no_ctx(void *buf, size_t bytes, void *ctx)
     memset(buf, 0xA5, bytes);
 }
 
-/* expect_one_fill - fn called fill once, for exactly the data's bytes, on the buffer its method names: (a) fills
- * page-locked memory, (b) and (c) fill ordinary memory, pinned only afterwards */
-static void expect_one_fill(const fill_ctx *f, size_t bytes, const char *fn)
+/* expect_one_fill - fn (of method) called fill once, for exactly the data's bytes, on the buffer its method names:
+ * (a) fills the page-locked buffer that is the data, (b) ordinary memory that is not the data (a copy is made of
+ * it) and is freed by the time fn returns (when it came from malloc and the like: fn ran under pin_watched), (c)
+ * ordinary memory that is the data, pinned only afterwards; b is what fn gave */
+static void expect_one_fill(const fill_ctx *f, size_t bytes, lab_method method, const char *fn, const lab_pinned *b)
 {
     cr_assert(f->calls == 1, "%s on %zu bytes called fill %d times; call it once", fn, bytes, f->calls);
     cr_assert(f->asked == bytes,
               "%s on %zu bytes asked fill for %zu bytes: ask the producer for exactly the data's bytes (whatever "
               "the buffer around it holds)",
               fn, bytes, f->asked);
-    int want_pinned = strcmp(fn, "lab_pin_at_alloc") == 0;
+    int want_pinned = method == LAB_AT_ALLOC;
     cr_assert(f->pinned == want_pinned,
               "%s on %zu bytes called fill on memory that was %s: %s", fn, bytes,
               f->pinned ? "page-locked already" : "not page-locked",
               want_pinned ? "(a) allocates page-locked memory first, then fills it"
                           : "lab.h: the data is made in ordinary memory by fill, and only then pinned (by a copy "
                             "into a new pinned buffer, or in place)");
+    size_t n = 0;
+    if (method == LAB_BY_COPY) {
+        cr_assert(f->buf != b->data,
+                  "%s on %zu bytes gave as its data the very buffer fill wrote (%p): (b) copies the data into a new "
+                  "page-locked buffer and frees the ordinary one; pinning the ordinary one in place is (c)",
+                  fn, bytes, f->buf);
+        cr_assert(host_block_of(f->buf, &n) == NULL,
+                  "%s on %zu bytes returned with the ordinary buffer fill wrote (%p, %zu bytes allocated) still "
+                  "allocated: (b) frees it once the data is copied (lab.h)", fn, bytes, f->buf, n);
+    } else
+        cr_assert(f->buf == b->data,
+                  "%s on %zu bytes called fill on %p but gave data %p: %s", fn, bytes, f->buf, b->data,
+                  method == LAB_AT_ALLOC ? "(a) fills the page-locked buffer it allocated, and that buffer is the data"
+                                         : "(c) pins the very memory fill wrote, in place: no second buffer");
+}
+
+/* pin_watched - pin(bytes, fill, ctx, out) with this thread's host allocations noted (host_block_of) */
+static int pin_watched(pin_fn pin, size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out)
+{
+    host_watch_begin(0, 0);
+    int rc = pin(bytes, fill, ctx, out);
+    host_watch_end();
+    return rc;
+}
+
+/* expect_pinned_by - after fn (of method) gave b for bytes under pin_watched, the pinned memory held has grown
+ * from before as the method says: (a) and (b) by one allocation from the CUDA runtime's pinned allocator
+ * (cudaMallocHost or cudaHostAlloc) of at least the data's bytes, and no registration; (c) by one registration
+ * (cudaHostRegister) and no pinned allocation, lying inside the block the call allocated for the data when it came
+ * from malloc, aligned_alloc and the like (never memory past it: that is the heap's, not the method's) */
+static void expect_pinned_by(xl_pinned before, const lab_pinned *b, size_t bytes, lab_method method, const char *fn)
+{
+    xl_pinned now = xl_pinned_now();
+    long allocs = now.allocations - before.allocations, regs = now.registrations - before.registrations;
+    if (method != LAB_IN_PLACE) {
+        cr_assert(allocs == 1 && regs == 0,
+                  "%s on %zu bytes made %ld pinned allocations and %ld registrations (cudaHostRegister): %s takes "
+                  "its page-locked buffer from the pinned allocator, cudaMallocHost or cudaHostAlloc (one buffer), and "
+                  "registers nothing (lab.h)",
+                  fn, bytes, allocs, regs, method == LAB_AT_ALLOC ? "(a)" : "(b)");
+        cr_assert(now.alloc_bytes - before.alloc_bytes >= bytes,
+                  "%s on %zu bytes allocated %zu bytes of pinned memory: too few for the data", fn, bytes,
+                  now.alloc_bytes - before.alloc_bytes);
+        return;
+    }
+    cr_assert(regs == 1 && allocs == 0,
+              "%s on %zu bytes made %ld registrations (cudaHostRegister) and %ld pinned allocations: (c) pins the "
+              "memory fill wrote in place, one cudaHostRegister, and allocates no pinned memory (lab.h)",
+              fn, bytes, regs, allocs);
+    size_t reg = now.reg_bytes - before.reg_bytes, n = 0;
+    const char *block = host_block_of(b->data, &n);
+    if (!block)
+        return; /* not from the malloc family (mmap, say): the system refuses to register pages that are not mapped */
+    cr_assert(reg <= n && xl_pinned_flags(block + n) == ~0u && xl_pinned_flags(block - 1) == ~0u,
+              "%s on %zu bytes registered %zu bytes with cudaHostRegister, beyond the block of %zu bytes it allocated "
+              "for the data (at %p): the memory past that block is the heap's, other blocks malloc hands out; register "
+              "only what the method allocated (allocate whole pages if you register whole pages)",
+              fn, bytes, reg, n, (const void *)block);
 }
 
 /* ===== Part A: the cost model (no GPU needed) ===== */
@@ -401,12 +688,14 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
     xl_dev_upload(dev, src, SMALL_MAX);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t n = sizes[i];
-        fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
+        fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
         lab_pinned b;
         char what[128];
         kit_held before = kit_held_now();
-        cr_assert(pin(n, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message above)", fn, n);
-        expect_one_fill(&f, n, fn);
+        cr_assert(pin_watched(pin, n, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message "
+                  "above)", fn, n);
+        expect_one_fill(&f, n, method, fn, &b);
+        expect_pinned_by(before.pinned, &b, n, method, fn);
         xl_fill_random(want, n, f.seed);
         expect_basics(&b, n, want, method, fn);
         expect_device_writes(&b, dev, src, n, fn);
@@ -420,24 +709,63 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
     XL_CHECK(cudaFree(dev));
 }
 
+#define HUGE_BYTES ((size_t)1 << 30) /* the largest buffer pinned, and more: a method kept at every size */
+
+/* check_huge - the method on 1 GiB + a random part of a page, filled sparsely (fill_sparse: a full fill and
+ * compare would take seconds): still its own method (LAB_BY_COPY copies, whatever the size), fill called once on
+ * the buffer the method names, the pinned memory held as the method says, the data where fill put it, pinned
+ * from its first byte to its last, not write-combined; lab_unpin zeroes it and leaves nothing held */
+static void check_huge(pin_fn pin, const char *fn, lab_method method)
+{
+    size_t bytes = HUGE_BYTES + (size_t)kit_rand_int(1, (long)page_bytes() - 1);
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
+    lab_pinned b;
+    char what[128];
+    kit_held before = kit_held_now();
+    double t0 = xl_now_ms();
+    cr_assert(pin_watched(pin, bytes, fill_sparse, &f, &b) == 0, "%s on %zu bytes (1 GiB and more) returned an error "
+              "(see its message above)", fn, bytes);
+    cr_assert(b.method == method,
+              "%s on %zu bytes (1 GiB and more) set out->method to %d (%s); it must name its own method, %s (%d), at "
+              "every size: a large buffer is no reason to pin it another way", fn, bytes, (int)b.method,
+              method_name(b.method), method_name(method), (int)method);
+    expect_one_fill(&f, bytes, method, fn, &b);
+    expect_pinned_by(before.pinned, &b, bytes, method, fn);
+    cr_assert(b.data != NULL && b.bytes == bytes, "%s on %zu bytes gave data %p of %zu bytes", fn, bytes, b.data,
+              b.bytes);
+    snprintf(what, sizeof what, "%s, %zu bytes: the data", fn, bytes);
+    expect_sparse(b.data, bytes, f.seed, what);
+    cr_assert(kit_is_pinned(b.data) && kit_is_pinned((const char *)b.data + bytes - 1),
+              "%s, %zu bytes: the data is not page-locked from its first to its last byte", fn, bytes);
+    kit_expect_not_write_combined(b.data, fn);
+    unpin(&b);
+    expect_unpinned_zero(&b, fn, bytes);
+    snprintf(what, sizeof what, "%s on %zu bytes and lab_unpin", fn, bytes);
+    kit_expect_released(before, what);
+    xl_note("%s of %zu bytes (a sparse fill) and lab_unpin: %.0f ms", fn, bytes, xl_now_ms() - t0);
+}
+
 /* check_method - check_small, then the method on 64 MiB +- up to a page of fresh data (fill called once),
- * expect_good_buffer, released at the end */
+ * expect_good_buffer, released at the end; then check_huge */
 static void check_method(pin_fn pin, const char *fn, lab_method method)
 {
     check_small(pin, fn, method);
     size_t bytes = (size_t)((long)(64 * MIB) + kit_rand_int(-(long)page_bytes(), (long)page_bytes()));
-    fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
     lab_pinned b;
-    cr_assert(pin(bytes, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message above)", fn,
-              bytes);
-    expect_one_fill(&f, bytes, fn);
+    xl_pinned before = xl_pinned_now();
+    cr_assert(pin_watched(pin, bytes, fill_seeded, &f, &b) == 0, "%s on %zu bytes returned an error (see its message "
+              "above)", fn, bytes);
+    expect_one_fill(&f, bytes, method, fn, &b);
+    expect_pinned_by(before, &b, bytes, method, fn);
     expect_good_buffer(&b, bytes, f.seed, method, fn);
     unpin(&b);
     expect_unpinned_zero(&b, fn, bytes);
+    check_huge(pin, fn, method);
 }
 
 XL_TEST(pin, at_alloc, 5, XL_TIMED,
-        "(a) lab_pin_at_alloc, 1 byte to 64 MiB: the data intact, pinned, not write-combined, the GPU can write it, "
+        "(a) lab_pin_at_alloc, 1 byte to 1 GiB: the data intact, pinned, not write-combined, the GPU can write it, "
         "LAB_AT_ALLOC, copied at " XL_STR(RATE_NEED) "% of the pinned rate",
         30)
 {
@@ -445,7 +773,7 @@ XL_TEST(pin, at_alloc, 5, XL_TIMED,
 }
 
 XL_TEST(pin, by_copy, 5, XL_TIMED,
-        "(b) lab_pin_by_copy, 1 byte to 64 MiB: the data intact, pinned, not write-combined, the GPU can write it, "
+        "(b) lab_pin_by_copy, 1 byte to 1 GiB: the data intact, pinned, not write-combined, the GPU can write it, "
         "LAB_BY_COPY, copied at " XL_STR(RATE_NEED) "% of the pinned rate",
         30)
 {
@@ -453,25 +781,37 @@ XL_TEST(pin, by_copy, 5, XL_TIMED,
 }
 
 XL_TEST(pin, in_place, 5, XL_TIMED,
-        "(c) lab_pin_in_place, 1 byte to 64 MiB: the data intact, pinned, the GPU can write it, LAB_IN_PLACE, copied "
+        "(c) lab_pin_in_place, 1 byte to 1 GiB: the data intact, pinned, the GPU can write it, LAB_IN_PLACE, copied "
         "at " XL_STR(RATE_NEED) "% of the pinned rate",
         30)
 {
     check_method(lab_pin_in_place, "lab_pin_in_place", LAB_IN_PLACE);
 }
 
-/* register_one - lab_register on the caller's [data, data + bytes) (data already filled from seed): the same
- * pointer and length back, LAB_REGISTERED, pinned end to end; then the GPU writes into it (small) or the rate
- * (large); lab_unpin leaves the memory pageable and nothing held */
-static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const void *dev, const void *src)
+/* register_one - lab_register on the caller's [data, data + bytes) (data already filled from seed; the pre bytes
+ * before it and the post bytes after it the caller's too, poisoned here): the same pointer and length back,
+ * LAB_REGISTERED, one registration of exactly those bytes and no pinned allocation, pinned end to end; then the
+ * GPU writes into it (small) or the rate (large); lab_unpin leaves the memory pageable, holding what it held, the
+ * bytes around it untouched, and nothing held */
+#define REG_GUARD 64 /* poisoned bytes of the caller's on either side of a registered range, where there is room */
+static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const void *dev, const void *src,
+                         size_t pre, size_t post)
 {
     char what[160];
     lab_pinned b;
+    size_t bad;
+    xl_poison(data - pre, pre);
+    xl_poison(data + bytes, post);
     kit_held before = kit_held_now();
     snprintf(what, sizeof what, "lab_register at page offset %zu", (size_t)((uintptr_t)data % page_bytes()));
     cr_assert(lab_register(data, bytes, &b) == 0, "%s on %zu bytes returned an error (see its message above)", what,
               bytes);
     xl_pinned now = xl_pinned_now();
+    cr_assert(now.registrations - before.pinned.registrations == 1 &&
+                  now.allocations == before.pinned.allocations,
+              "%s on %zu bytes made %ld registrations (cudaHostRegister) and %ld pinned allocations: it page-locks the "
+              "caller's memory in place, one registration, and allocates nothing", what, bytes,
+              now.registrations - before.pinned.registrations, now.allocations - before.pinned.allocations);
     cr_assert(now.reg_bytes - before.pinned.reg_bytes == bytes,
               "%s on %zu bytes registered %zu bytes with cudaHostRegister: lab.h asks for exactly [data, data + "
               "bytes), not a byte more or less (the end pointer data + bytes is one past the last byte)",
@@ -490,17 +830,31 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
         expect_device_writes(&b, dev, src, bytes, what);
     } else
         expect_good_buffer(&b, bytes, seed, LAB_REGISTERED, what);
+    unsigned char *held = kit_host_alloc(bytes); /* what the caller's memory holds before lab_unpin */
+    memcpy(held, data, bytes);
     unpin(&b);
     expect_unpinned_zero(&b, what, bytes);
     cr_assert(0 == kit_is_pinned(data), "after lab_unpin the caller's memory is still registered as pinned (%s, %zu "
               "bytes)", what, bytes);
+    char after[288];
+    snprintf(after, sizeof after, "%s on %zu bytes: the caller's memory after lab_unpin (it keeps what it held)",
+             what, bytes);
+    kit_expect_host_bytes(data, held, bytes, 0, after);
+    free(held);
+    cr_assert(xl_check_poison(data - pre, pre, &bad) == 0,
+              "%s on %zu bytes: after lab_register and lab_unpin, the caller's byte %zu before the range changed: "
+              "touch only [data, data + bytes)", what, bytes, pre - bad);
+    cr_assert(xl_check_poison(data + bytes, post, &bad) == 0,
+              "%s on %zu bytes: after lab_register and lab_unpin, the caller's byte %zu past the range's end changed: "
+              "touch only [data, data + bytes)", what, bytes, bad);
     snprintf(what + strlen(what), sizeof what - strlen(what), " on %zu bytes and lab_unpin", bytes);
     kit_expect_released(before, what);
 }
 
 XL_TEST(pin, register_unaligned, 5, XL_TIMED,
         "lab_register pins exactly a caller's buffer, 1 byte to 64 MiB, starting and ending mid-page, on page edges "
-        "or at the end of its mapping, not read-only; lab_unpin leaves it pageable",
+        "or at the end of its mapping, not read-only; lab_unpin leaves it pageable, holding what it held, and the "
+        "bytes around it untouched",
         30)
 {
     size_t page = page_bytes();
@@ -516,7 +870,7 @@ XL_TEST(pin, register_unaligned, 5, XL_TIMED,
         uint64_t seed = xl_fresh_seed();
         unsigned char *data = region + page + offs[i];
         xl_fill_random(data, lens[i], seed);
-        register_one(data, lens[i], seed, dev, src);
+        register_one(data, lens[i], seed, dev, src, REG_GUARD, REG_GUARD);
     }
     free(region);
     /* ranges that end where their mapping ends (the next page is no one's): a random size, then whole pages */
@@ -525,7 +879,8 @@ XL_TEST(pin, register_unaligned, 5, XL_TIMED,
         uint64_t seed = xl_fresh_seed();
         unsigned char *data = kit_tail_guarded(tails[i]);
         xl_fill_random(data, tails[i], seed);
-        register_one(data, tails[i], seed, dev, src);
+        size_t before = (page - tails[i] % page) % page; /* of the mapping, before the range */
+        register_one(data, tails[i], seed, dev, src, before < REG_GUARD ? before : REG_GUARD, 0);
         kit_tail_guarded_free(data, tails[i]);
     }
     free(src);
@@ -535,11 +890,11 @@ XL_TEST(pin, register_unaligned, 5, XL_TIMED,
     size_t off = (size_t)kit_rand_int(1, (long)page - 1);
     if ((off + bytes) % page == 0)
         bytes++; /* end mid-page too */
-    unsigned char *mem = aligned_alloc(page, (bytes + 3 * page) / page * page);
-    cr_assert(mem != NULL, "the grader could not allocate %zu bytes of host memory", bytes + 3 * page);
+    unsigned char *mem = aligned_alloc(page, (bytes + 4 * page) / page * page);
+    cr_assert(mem != NULL, "the grader could not allocate %zu bytes of host memory", bytes + 4 * page);
     uint64_t seed = xl_fresh_seed();
     xl_fill_random(mem + page + off, bytes, seed);
-    register_one(mem + page + off, bytes, seed, NULL, NULL);
+    register_one(mem + page + off, bytes, seed, NULL, NULL, REG_GUARD, REG_GUARD);
     free(mem);
 }
 
@@ -548,21 +903,25 @@ XL_TEST(pin, register_unaligned, 5, XL_TIMED,
 /* expect_peak - runs pin on PEAK_BYTES in this fresh process: the rise of VmHWM over the resident memory
  * before it, as a multiple of the buffer, must lie in [lo, hi]; why says what the method needs. Notes the time,
  * and gives the report page the peak as a row of data/peak.csv, method named as the reference data names it. */
-static void expect_peak(pin_fn pin, const char *fn, const char *method, double lo, double hi, const char *why)
+static void expect_peak(pin_fn pin, const char *fn, lab_method how, const char *method, double lo, double hi,
+                        const char *why)
 {
-    fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
     lab_pinned b;
     xl_mem before, after;
     XL_CHECK(cudaFree(0)); /* the CUDA context exists before the measurement */
+    xl_pinned held = xl_pinned_now();
     cr_assert(xl_mem_reset_peak() == 0, "cannot reset the peak (/proc/self/clear_refs)");
     cr_assert(xl_mem_read(&before) == 0, "cannot read /proc/self/status");
     double t0 = xl_now_ms();
-    xl_expect_ok(pin(PEAK_BYTES, fill_seeded, &f, &b), fn);
+    xl_expect_ok(pin_watched(pin, PEAK_BYTES, fill_seeded, &f, &b), fn);
     double ms = xl_now_ms() - t0;
     cr_assert(xl_mem_read(&after) == 0, "cannot read /proc/self/status");
     double m = (after.hwm_kib - before.rss_kib) * 1024.0 / PEAK_BYTES;
     xl_note("%s of 256 MiB (fill included): %.1f ms; peak resident memory rose by %.2fx the buffer", fn, ms, m);
     xl_results_row("peak", "method,bytes,peak_x", "%s,%zu,%.3f", method, (size_t)PEAK_BYTES, m);
+    expect_one_fill(&f, PEAK_BYTES, how, fn, &b);
+    expect_pinned_by(held, &b, PEAK_BYTES, how, fn);
     unpin(&b);
     cr_assert(m >= lo && m <= hi, "%s raised the peak by %.2fx the buffer; %s: %.2f to %.2fx", fn, m, why, lo, hi);
 }
@@ -570,31 +929,33 @@ static void expect_peak(pin_fn pin, const char *fn, const char *method, double l
 XL_TEST(peak, at_alloc, 10, XL_GPU, "(a) pinned from the start: peak resident memory about 1x the buffer (0.9 to 1.25)",
         30)
 {
-    expect_peak(lab_pin_at_alloc, "lab_pin_at_alloc", "(a) at alloc", ONE_MIN, ONE_MAX,
+    expect_peak(lab_pin_at_alloc, "lab_pin_at_alloc", LAB_AT_ALLOC, "(a) at alloc", ONE_MIN, ONE_MAX,
                 "pinned from the start needs one buffer (was the data made somewhere else first?)");
 }
 
 XL_TEST(peak, by_copy, 10, XL_GPU, "(b) pinned by copy: peak about 2x the buffer (1.8 to 2.3), both at once", 30)
 {
-    expect_peak(lab_pin_by_copy, "lab_pin_by_copy", "(b) by copy", TWO_MIN, TWO_MAX,
+    expect_peak(lab_pin_by_copy, "lab_pin_by_copy", LAB_BY_COPY, "(b) by copy", TWO_MIN, TWO_MAX,
                 "a copy into a new pinned buffer holds both for a moment");
 }
 
 XL_TEST(peak, in_place, 10, XL_GPU, "(c) pinned in place: peak about 1x the buffer (0.9 to 1.25), no second buffer",
         30)
 {
-    expect_peak(lab_pin_in_place, "lab_pin_in_place", "(c) in place", ONE_MIN, ONE_MAX, "pinning in place needs no second buffer");
+    expect_peak(lab_pin_in_place, "lab_pin_in_place", LAB_IN_PLACE, "(c) in place", ONE_MIN, ONE_MAX,
+                "pinning in place needs no second buffer");
 }
 
 /* ===== Part D: releases and bad input ===== */
 
 XL_TEST(leaks, cycles, 10, XL_GPU,
-        "10 pin/unpin cycles of each way (after 2 warm-ups) leave pinned memory, resident memory and device "
-        "resources where they started",
+        "10 pin/unpin cycles of each way (after 2 warm-ups), each pinned as its method says, leave pinned memory, "
+        "resident memory and device resources where they started",
         60)
 {
     static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
     static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
+    static const lab_method methods[] = {LAB_AT_ALLOC, LAB_BY_COPY, LAB_IN_PLACE};
     size_t bytes = 16 * MIB + (size_t)kit_rand_int(1, (long)page_bytes() - 1);
     XL_CHECK(cudaFree(0));
     for (int m = 0; m < 3; m++) {
@@ -604,11 +965,14 @@ XL_TEST(leaks, cycles, 10, XL_GPU,
         for (int c = -2; c < CYCLES; c++) { /* two warm-up cycles: malloc keeps freed memory for reuse */
             if (c == 0)
                 cr_assert(xl_mem_read(&r0) == 0, "cannot read /proc/self/status");
-            fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
+            fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
             lab_pinned b;
-            cr_assert(pins[m](bytes, fill_seeded, &f, &b) == 0,
+            xl_pinned held = xl_pinned_now();
+            cr_assert(pin_watched(pins[m], bytes, fill_seeded, &f, &b) == 0,
                       "%s on %zu bytes failed in cycle %d of %d (see its message above)", names[m], bytes, c + 3,
                       CYCLES + 2);
+            expect_one_fill(&f, bytes, methods[m], names[m], &b);
+            expect_pinned_by(held, &b, bytes, methods[m], names[m]);
             unpin(&b);
         }
         xl_pinned p1 = xl_pinned_now();
@@ -681,7 +1045,7 @@ typedef struct {
 static int pin_attempt_once(void *ctx)
 {
     pin_attempt *a = ctx;
-    fill_ctx f = {xl_fresh_seed(), 0, 0, 0};
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
     lab_pinned b;
     memset(&b, 0x5A, sizeof b);
     int saved = kit_capture_begin();
@@ -721,6 +1085,148 @@ static int register_attempt_once(void *ctx)
     said_passed(saved);
     unpin(&b);
     return 0;
+}
+
+/* One refusal for refused_once: a method (or lab_register, pin NULL) and its arguments. */
+typedef struct {
+    pin_fn pin;       /* NULL: lab_register */
+    size_t bytes;
+    lab_fill_fn fill; /* the methods' */
+    void *data;       /* lab_register's */
+    int no_out;       /* out NULL */
+} refusal;
+
+/* refused_once - kit_expect_no_heap_leak's attempt: the call r names, refused (-1): 0; 1 when it was not (what
+ * it gave then unpinned) */
+static int refused_once(void *ctx)
+{
+    const refusal *r = ctx;
+    fill_ctx f = {1, 0, 0, 0, NULL};
+    lab_pinned b, *out = r->no_out ? NULL : &b;
+    memset(&b, 0x5A, sizeof b);
+    int rc = r->pin ? r->pin(r->bytes, r->fill, &f, out) : lab_register(r->data, r->bytes, out);
+    if (rc == 0 && out)
+        unpin(out);
+    return rc == -1 ? 0 : 1;
+}
+
+/* expect_refusals_free - each refusal the reference makes before any CUDA call (0 bytes, no fill, no out, memory
+ * malloc cannot give, a NULL data), repeated: the host heap does not grow with the calls (a buffer malloc'd before
+ * the check that refuses, never freed, grows it by its size every time). The refusals that reach CUDA (1 PiB to
+ * the pinned allocator, an overlap, read-only memory) are left out: the CUDA runtime may note each error it
+ * returns, in memory of its own. */
+static void expect_refusals_free(void)
+{
+    static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
+    static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
+    unsigned char word[8];
+    refusal r[32];
+    char what[32][128];
+    int n = 0;
+    for (int m = 0; m < 3; m++) {
+        size_t any = (size_t)kit_rand_int(1, 256 << 10); /* under malloc's mmap threshold or over it */
+        r[n] = (refusal){pins[m], 0, fill_seeded, NULL, 0};
+        snprintf(what[n++], sizeof what[0], "%s(0 bytes), refused", names[m]);
+        r[n] = (refusal){pins[m], any, NULL, NULL, 0};
+        snprintf(what[n++], sizeof what[0], "%s(%zu bytes) with fill == NULL, refused", names[m], any);
+        r[n] = (refusal){pins[m], any, fill_seeded, NULL, 1};
+        snprintf(what[n++], sizeof what[0], "%s(%zu bytes) with out == NULL, refused", names[m], any);
+        if (pins[m] == lab_pin_at_alloc)
+            continue;
+        r[n] = (refusal){pins[m], (size_t)1 << 50, fill_seeded, NULL, 0};
+        snprintf(what[n++], sizeof what[0], "%s(1 PiB), refused", names[m]);
+        size_t below = (size_t)kit_rand_int(0, (long)page_bytes() - 2);
+        r[n] = (refusal){pins[m], SIZE_MAX - below, fill_seeded, NULL, 0};
+        snprintf(what[n++], sizeof what[0], "%s(SIZE_MAX - %zu bytes), refused", names[m], below);
+    }
+    r[n] = (refusal){NULL, 4096, NULL, NULL, 0};
+    snprintf(what[n++], sizeof what[0], "lab_register(NULL, 4096 bytes), refused");
+    r[n] = (refusal){NULL, 0, NULL, word, 0};
+    snprintf(what[n++], sizeof what[0], "lab_register(data, 0 bytes), refused");
+    r[n] = (refusal){NULL, sizeof word, NULL, word, 1};
+    snprintf(what[n++], sizeof what[0], "lab_register(data, 8 bytes, out NULL), refused");
+    for (int i = 0; i < n; i++)
+        kit_expect_no_heap_leak(refused_once, &r[i], what[i],
+                                "a refusal must leave nothing allocated (lab.h): check the arguments before "
+                                "allocating, or free what was allocated before returning -1");
+}
+
+/* One host allocation failing, for host_failing_once: the method, its size, and which of its host allocations
+ * of at least the data's bytes fails (from 0). */
+typedef struct {
+    pin_fn pin;
+    size_t bytes;
+    long fail_at;
+    const char *name; /* the method's name */
+} host_failing;
+
+/* host_failing_run - a->pin of a->bytes with its host allocation number a->fail_at (from 0) of at least the data's
+ * bytes (malloc, aligned_alloc, ...) failing as out of memory. check: the result judged (else only returned): when
+ * the failure happened and the call returned -1, one line, *out zeroed, nothing held, no CUDA error; when it
+ * succeeded all the same, what it gave is unpinned. 0 when the failure happened and the call returned -1; 1 when it
+ * succeeded (*fired says whether the failure happened) */
+static int host_failing_run(host_failing *a, int check, int *fired)
+{
+    fill_ctx f = {xl_fresh_seed(), 0, 0, 0, NULL};
+    lab_pinned b;
+    char call[160];
+    memset(&b, 0x5A, sizeof b);
+    snprintf(call, sizeof call, "%s(%zu bytes) with its host allocation number %ld of the data's size (malloc or "
+             "aligned_alloc) failing as out of memory", a->name, a->bytes, a->fail_at + 1);
+    kit_held before = kit_held_now();
+    int saved = check ? kit_capture_begin() : -1;
+    host_watch_begin(a->bytes, a->fail_at);
+    int rc = a->pin(a->bytes, fill_seeded, &f, &b);
+    *fired = host_fired;
+    host_watch_end();
+    if (rc == 0) {
+        if (check)
+            said_passed(saved);
+        unpin(&b);
+        return 1;
+    }
+    if (!check)
+        return *fired && rc == -1 ? 0 : 1;
+    if (rc != -1)
+        said_passed(saved);
+    cr_assert(rc == -1, "%s returned %d: it must return 0 or -1", call, rc);
+    said_lines(saved, call);
+    cr_assert(0 != *fired, "%s returned -1, though no host allocation failed (see its message above)", call);
+    expect_zeroed(&b, call);
+    cudaError_t left = cudaGetLastError();
+    cr_assert(left == cudaSuccess, "%s returned -1 and left %s pending for the next cudaGetLastError: clear an error "
+              "you handle", call, cudaGetErrorName(left));
+    kit_expect_released(before, call);
+    return 0;
+}
+/* host_failing_once - kit_expect_no_heap_leak's attempt: host_failing_run, unjudged */
+static int host_failing_once(void *ctx)
+{
+    int fired;
+    return host_failing_run(ctx, 0, &fired);
+}
+
+/* expect_host_failures - each method on 1 to 8 MiB with its host allocations of the data's size failing in turn
+ * (the first, then the second, ...; memory the system cannot give): -1 with one line, *out zeroed, nothing held
+ * (a pinned buffer allocated before the failing malloc released too), no CUDA error, and that path repeated leaves
+ * the host heap as it was; a method that allocates no such memory ((a)), or that works around the failure, succeeds */
+static void expect_host_failures(void)
+{
+    static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
+    static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
+    for (int m = 0; m < 3; m++) {
+        host_failing a = {pins[m], MIB + (size_t)kit_rand_int(1, 7 * (long)MIB), 0, names[m]};
+        for (a.fail_at = 0; a.fail_at < 4; a.fail_at++) {
+            int fired;
+            if (host_failing_run(&a, 1, &fired) != 0)
+                break; /* it succeeded: it made no more host allocations of that size, or worked around the failure */
+            char what[160];
+            snprintf(what, sizeof what, "%s(%zu bytes) with its host allocation number %ld of that size failing",
+                     names[m], a.bytes, a.fail_at + 1);
+            kit_expect_no_heap_leak(host_failing_once, &a, what,
+                                    "where an allocation fails, free what the call allocated before it");
+        }
+    }
 }
 
 /* expect_ranges_share_page - two ranges that share no byte both register (CUDA counts registrations by byte range),
@@ -765,15 +1271,16 @@ static void expect_ranges_share_page(void)
 }
 
 XL_TEST(bad, input, 10, XL_GPU,
-        "0 bytes, NULL, 1 PiB, sizes within a page of SIZE_MAX, bytes pinned twice, read-only memory, and pinning or "
-        "registering that runs out of memory give -1 with a one-line message, out zeroed, nothing held (the malloc'd "
-        "buffer of a method freed too), no CUDA error; ranges sharing a page, a cache line or an edge but no byte "
-        "both register; ctx NULL is valid",
+        "0 bytes, NULL, 1 PiB, sizes within a page of SIZE_MAX, bytes pinned twice, read-only memory, and pinning, "
+        "registering or a malloc of the data that runs out of memory give -1 with a one-line message, out zeroed, "
+        "nothing held (the malloc'd buffer of a method freed too, a pinned one too), no CUDA error, and repeated "
+        "leave the heap as it was; ranges sharing a page, a cache line or an edge but no byte both register; ctx "
+        "NULL is valid",
         30)
 {
     static const pin_fn pins[] = {lab_pin_at_alloc, lab_pin_by_copy, lab_pin_in_place};
     static const char *names[] = {"lab_pin_at_alloc", "lab_pin_by_copy", "lab_pin_in_place"};
-    fill_ctx f = {1, 0, 0, 0};
+    fill_ctx f = {1, 0, 0, 0, NULL};
     lab_pinned b;
     char call[96];
     XL_CHECK(cudaFree(0));
@@ -855,20 +1362,27 @@ XL_TEST(bad, input, 10, XL_GPU,
     kit_expect_released(h0, "every refused call above");
     cr_assert(f.calls == 0, "fill was called %d times on bad input; check the arguments and the allocation first",
               f.calls);
+    expect_refusals_free();
     for (int m = 0; m < 3; m++) { /* pinning that fails (out of memory): -1, and the malloc'd buffer freed too */
         pin_attempt a = {pins[m], 8 * MIB + (size_t)kit_rand_int(1, (long)MIB), call};
         snprintf(call, sizeof call, "%s(%zu bytes)", names[m], a.bytes);
         kit_expect_create_failures(pin_attempt_once, &a, call);
     }
+    expect_host_failures();
+    static const lab_method methods[] = {LAB_AT_ALLOC, LAB_BY_COPY, LAB_IN_PLACE};
     for (int m = 0; m < 3; m++) { /* ctx is the caller's, only handed to fill: NULL is valid */
         size_t n = (size_t)kit_rand_int(1, 8192);
         no_ctx_calls = 0;
         no_ctx_seen = &b;
-        int rc = pins[m](n, fill_no_ctx, NULL, &b);
+        kit_held before = kit_held_now();
+        int rc = pin_watched(pins[m], n, fill_no_ctx, NULL, &b);
         cr_assert(rc == 0 && no_ctx_calls == 1 && no_ctx_seen == NULL,
                   "%s(%zu bytes, a fill, ctx NULL) returned %d after %d fill calls (ctx %p): ctx is the caller's, only "
                   "handed to fill unchanged, and NULL is valid", names[m], n, rc, no_ctx_calls, no_ctx_seen);
+        expect_pinned_by(before.pinned, &b, n, methods[m], names[m]);
         unpin(&b);
+        snprintf(call, sizeof call, "%s(%zu bytes, a fill, ctx NULL) and lab_unpin", names[m], n);
+        kit_expect_released(before, call);
     }
     /* registering that fails (out of memory, the locked-memory limit): -1, *out zeroed, the memory pageable */
     size_t off = (size_t)kit_rand_int(1, (long)page_bytes() - 1);

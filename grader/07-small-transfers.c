@@ -20,6 +20,7 @@
  * result's bytes checked.
  */
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -383,6 +384,7 @@ typedef struct {
     unsigned char *dev, *dev_src, *probe; /* on the GPU, ARENA_BYTES each */
     unsigned char *want, *image, *got; /* host images of an arena, ARENA_BYTES each */
     unsigned char *snap;               /* packed.reuse: host bytes as a fetch returned, ARENA_BYTES */
+    unsigned char *kept;               /* a send's host bytes as they were before the call, ARENA_BYTES */
 } arenas;
 
 static void arenas_alloc(arenas *a)
@@ -393,8 +395,8 @@ static void arenas_alloc(arenas *a)
     XL_CHECK(cudaMalloc((void **)&a->dev_src, ARENA_BYTES));
     XL_CHECK(cudaMalloc((void **)&a->probe, ARENA_BYTES));
     a->want = malloc(ARENA_BYTES), a->image = malloc(ARENA_BYTES), a->got = malloc(ARENA_BYTES);
-    a->snap = malloc(ARENA_BYTES);
-    cr_assert(a->want && a->image && a->got && a->snap, "the grader could not allocate host memory");
+    a->snap = malloc(ARENA_BYTES), a->kept = malloc(ARENA_BYTES);
+    cr_assert(a->want && a->image && a->got && a->snap && a->kept, "the grader could not allocate host memory");
 }
 
 static void arenas_free(arenas *a)
@@ -404,7 +406,7 @@ static void arenas_free(arenas *a)
     XL_CHECK(cudaFree(a->dev));
     XL_CHECK(cudaFree(a->dev_src));
     XL_CHECK(cudaFree(a->probe));
-    free(a->want), free(a->image), free(a->got), free(a->snap);
+    free(a->want), free(a->image), free(a->got), free(a->snap), free(a->kept);
 }
 
 /* ===== A call of the student's, watched ===== */
@@ -490,7 +492,16 @@ static void call(int which, lab_packer *p, const lab_piece *pieces, int n, cudaS
 {
     watched w = {which, n, p, pieces, s, -1};
     static char failure[2048];
-    int fired, stopped;
+    static lab_piece *before;
+    static int before_cap;
+    int fired, stopped, kept = pieces && n > 0 ? n : 0;
+    if (kept > before_cap) { /* the caller's pieces as handed in (grown once, kept: no heap moves per call) */
+        lab_piece *grown = realloc(before, (size_t)kept * sizeof *before);
+        cr_assert(grown != NULL, "out of memory");
+        before = grown, before_cap = kept;
+    }
+    if (kept)
+        memcpy(before, pieces, (size_t)kept * sizeof *before);
     xl_copylog_start(c->recs, MAX_RECS);
     xl_synclog_start(c->syncs, MAX_SYNCS);
     kit_guarded_call(run_watched, &w, &fired, &stopped, failure, sizeof failure);
@@ -506,6 +517,12 @@ static void call(int which, lab_packer *p, const lab_piece *pieces, int n, cudaS
     }
     if (stopped)
         cr_fatal("%s: %s", what, failure);
+    for (int i = 0; i < kept; i++)
+        cr_assert(memcmp(&before[i], &pieces[i], sizeof *pieces) == 0,
+                  "%s: %s changed piece %d of the caller's array (now host %p, dev %p, %zu bytes; it was host %p, dev "
+                  "%p, %zu bytes): lab.h hands the pieces in as const; read them, and keep what you need in your own "
+                  "memory", what, call_names[which], i, pieces[i].host, pieces[i].dev, pieces[i].bytes,
+                  before[i].host, before[i].dev, before[i].bytes);
     expect_allowed_waits(c, which, s, what);
 }
 
@@ -756,6 +773,10 @@ static const hints fetch_hints = {
     "or the copy ran before the work already queued there (on another stream, or the legacy one?)",
     ": was it unpacked before this call's copy back had landed, or from another piece's place in the staging?"};
 
+static const hints sent_host_hints = {
+    NULL, NULL,
+    ": a send only reads the host pieces (lab.h hands them in as const), and nothing around them may change"};
+
 /* ===== The packed path, one list ===== */
 
 /* describe - appends to l->what how the list is called: host memory, packer, stream */
@@ -784,8 +805,10 @@ static void send_case(arenas *a, plist *l, lab_packer *p, cudaStream_t s)
     unsigned char *host = a->host[l->pinned];
     xl_fill_random(host + l->host_from, l->host_end - l->host_from, xl_fresh_seed());
     want_dev(a->want, l, host);
+    memcpy(a->kept + l->host_from, host + l->host_from, l->host_end - l->host_from);
     kit_queue_busy_memset(s, busy_ns(l->total), a->dev + l->dev_from, XL_POISON_BYTE, l->dev_end - l->dev_from);
     call(SEND_PACKED, p, l->pieces, l->n, s, &c, l->what);
+    expect_image(host, a->kept, l, 0, "on the host, as lab_send_packed returned", sent_host_hints);
     xl_poison(host + l->host_from, l->host_end - l->host_from); /* lab.h: the host pieces may change now */
     XL_CHECK(cudaMemcpyAsync(a->probe + l->dev_from, a->dev + l->dev_from, l->dev_end - l->dev_from,
                              cudaMemcpyDeviceToDevice, s));
@@ -992,6 +1015,26 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
         c.why = why;
         expect_pays(&c);
     }
+    /* random cases with pack just under link (1 ulp to a relative 1e-6 apart): link - pack is exact there, but
+     * 1 / pack - 1 / link cancels (each reciprocal's rounding is far larger than their difference); the answer,
+     * huge and finite, is computed in long double from the doubles passed */
+    for (int i = 0; i < 8; i++) {
+        char why[260];
+        pays_case c;
+        c.latency_us = kit_rand_int(1, 100000) / 1000.0;
+        c.link_gbps = kit_rand_int(100, 100000) / 1000.0;
+        c.pack_gbps = i == 0 ? nextafter(c.link_gbps, 0)
+                             : c.link_gbps * (1 - pow(10, -kit_rand_int(6000, 13000) / 1000.0));
+        if (!(c.pack_gbps < c.link_gbps))
+            c.pack_gbps = nextafter(c.link_gbps, 0);
+        long double d = (long double)c.link_gbps - c.pack_gbps;
+        c.want = (double)(1000.0L * c.latency_us * c.pack_gbps * c.link_gbps / d);
+        snprintf(why, sizeof why, "drawn at random with pack just under link (link - pack = %.3g GB/s, a relative "
+                 "%.3g): compute link - pack (exact there), not 1 / pack - 1 / link, which cancels and is off by "
+                 "far more than 1e-9", (double)d, (double)(d / c.link_gbps));
+        c.why = why;
+        expect_pays(&c);
+    }
     for (int i = 0; i < 4; i++) {
         pays_case c = {kit_rand_int(1, 100000) / 1000.0, kit_rand_int(100, 100000) / 1000.0, 0, INFINITY,
                        "drawn at random with pack >= link: INFINITY"};
@@ -1003,6 +1046,23 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
 /* ===== Part B: the packed path ===== */
 
 KIT_CREATE_ATTEMPT(packer_attempt, lab_packer_create, lab_packer_destroy)
+
+/* refused_creates_attempt - kit_expect_no_heap_leak's attempt: lab_packer_create refused for 0 bytes, 0 pieces,
+ * SIZE_MAX bytes (wraps) and 1 PiB (no memory), quietly, with ctx's max_pieces (an int); 0 when all returned NULL */
+static int refused_creates_attempt(void *ctx)
+{
+    int k = *(const int *)ctx, bad = 0;
+    static const size_t sizes[] = {0, 1, SIZE_MAX, (size_t)1 << 50};
+    int q = kit_quiet_begin();
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        lab_packer *p = lab_packer_create(sizes[i], i == 1 ? 0 : k);
+        if (p)
+            lab_packer_destroy(p), bad++;
+    }
+    kit_quiet_end(q);
+    (void)cudaGetLastError();
+    return bad ? -1 : 0;
+}
 
 /* expect_create_refused - lab_packer_create(max_bytes, max_pieces) returns NULL, leaves no CUDA error and holds
  * nothing afterwards; why says why it must (with its message silenced) */
@@ -1228,6 +1288,55 @@ static void expect_all_poison(const unsigned char *got, size_t end, const char *
               got[bad]);
 }
 
+/* The refused calls repeated for heap growth: one call of each kind of bad argument that gets past the first checks. */
+typedef struct {
+    int which;
+    lab_packer *p;
+    bad_lists *b;
+    cudaStream_t s;
+} refusal_set;
+
+/* refusal_attempt - kit_expect_no_heap_leak's attempt: the refusals of r, quietly; 0 when every one returned -1 */
+static int refusal_attempt(void *ctx)
+{
+    refusal_set *r = ctx;
+    bad_lists *b = r->b;
+    int bad = 0, packed = r->which == SEND_PACKED || r->which == FETCH_PACKED;
+    watched w = {r->which, 0, r->p, NULL, r->s, 0};
+    const lab_piece *lists[5] = {b->w.pieces, b->x.pieces, b->y.pieces, b->e.pieces, b->z};
+    int ns[5] = {b->w.n, b->x.n, b->y.n, b->e.n, 3};
+    int q = kit_quiet_begin();
+    for (int k = packed ? 0 : 4; k < 5; k++) { /* the packer's limits (packed), the wrap past SIZE_MAX (both) */
+        w.pieces = lists[k], w.n = ns[k];
+        run_watched(&w);
+        bad += w.rc != -1;
+    }
+    if (!packed) { /* valid pieces on the legacy stream */
+        w.pieces = b->v.pieces, w.n = b->v.n, w.s = 0;
+        run_watched(&w);
+        bad += w.rc != -1;
+    } else { /* valid pieces, no packer */
+        w.p = NULL, w.pieces = b->v.pieces, w.n = b->v.n;
+        run_watched(&w);
+        bad += w.rc != -1;
+    }
+    kit_quiet_end(q);
+    (void)cudaGetLastError();
+    return bad ? -1 : 0;
+}
+
+/* expect_refusals_keep_nothing - the refusals of refusal_attempt, repeated: no host memory kept by a refused call */
+static void expect_refusals_keep_nothing(int which, lab_packer *p, bad_lists *b, cudaStream_t s)
+{
+    refusal_set r = {which, p, b, s};
+    char what[300];
+    snprintf(what, sizeof what, "%s's refusals (%s, and pieces whose bytes wrap past SIZE_MAX)", call_names[which],
+             p ? "n above max_pieces, bytes above max_bytes, no packer" : "valid pieces on the legacy stream");
+    kit_expect_no_heap_leak(refusal_attempt, &r, what,
+                            "a refused call keeps host memory: check the arguments before allocating anything, or "
+                            "free what was allocated on every path that returns -1");
+}
+
 /* refusals - every bad argument of a send and of a fetch (packed with p, else batch): the device arena unchanged
  * by the refused sends, the host arena unchanged by the refused fetches */
 static void refusals(arenas *a, lab_packer *p, size_t mb, int mp, cudaStream_t s)
@@ -1239,6 +1348,7 @@ static void refusals(arenas *a, lab_packer *p, size_t mb, int mp, cudaStream_t s
     xl_fill_random(a->host[pinned], host_end, xl_fresh_seed()); /* sends: data the device must not get */
     xl_dev_fill(a->dev, XL_POISON_BYTE, dev_end);
     refuse_each(packed ? SEND_PACKED : SEND_BATCH, p, &b, s, mb, mp);
+    expect_refusals_keep_nothing(packed ? SEND_PACKED : SEND_BATCH, p, &b, s);
     XL_CHECK(cudaDeviceSynchronize());
     download(a->got, a->dev, dev_end);
     expect_all_poison(a->got, dev_end, packed ? "after the refused lab_send_packed calls, on the GPU"
@@ -1247,6 +1357,7 @@ static void refusals(arenas *a, lab_packer *p, size_t mb, int mp, cudaStream_t s
     xl_fill_random(a->image, dev_end, xl_fresh_seed());
     xl_dev_upload(a->dev, a->image, dev_end);
     refuse_each(packed ? FETCH_PACKED : FETCH_BATCH, p, &b, s, mb, mp);
+    expect_refusals_keep_nothing(packed ? FETCH_PACKED : FETCH_BATCH, p, &b, s);
     XL_CHECK(cudaDeviceSynchronize());
     expect_all_poison(a->host[pinned], host_end, packed ? "after the refused lab_fetch_packed calls, on the host"
                                                         : "after the refused lab_fetch_batch calls, on the host");
@@ -1294,12 +1405,21 @@ XL_TEST(packed, arguments, 15, XL_GPU,
                                       "padding to it wraps past 2^64: check for the wrap)");
     expect_create_refused(SIZE_MAX / 2, k_ok, "SIZE_MAX / 2 bytes (8 EiB): out of memory");
     expect_create_refused((size_t)1 << 50, k_ok, "1 PiB: out of memory");
+    kit_expect_no_heap_leak(refused_creates_attempt, &k_ok, "lab_packer_create refused (0 bytes, 0 pieces, SIZE_MAX "
+                            "bytes, 1 PiB)", "a refused create keeps host memory: free the struct and anything "
+                            "malloc'd before the refusal, on every path that returns NULL");
     lab_packer_destroy(NULL);
     kit_create_args z = {(size_t)kit_rand_int(1, (long)MIB), (int)kit_rand_int(1, 4096)};
     snprintf(what, sizeof what, "lab_packer_create(%zu bytes, %d pieces)", z.size, z.count);
     long made = kit_expect_create_failures(packer_attempt, &z, what); /* out of memory at each create in turn */
     cr_assert(made >= 2, "%s made %ld allocations, streams and events: it needs at least a pinned staging buffer and "
               "a device one", what, made);
+    /* the failure paths between the first and the last (the kit's), for heap growth, on a small packer (quick to
+     * make): one that forgets a malloc'd array is found whichever create it follows */
+    kit_create_args zs = {(size_t)kit_rand_int(1, 64 * (long)KIB), (int)kit_rand_int(1, 256)};
+    snprintf(what, sizeof what, "lab_packer_create(%zu bytes, %d pieces)", zs.size, zs.count);
+    for (long f = 1; f < made - 1; f++)
+        kit_expect_failure_path_no_leak(packer_attempt, &zs, f, what);
     kit_held h0 = kit_held_now();
     lab_packer_destroy(new_packer(z.size, z.count));
     snprintf(what, sizeof what, "lab_packer_create(%zu bytes, %d pieces) and lab_packer_destroy", z.size, z.count);
@@ -1365,7 +1485,9 @@ static void reuse_list(plist *l, arenas *a, size_t host_at[2], size_t *dev_at, s
                        const char *name)
 {
     int n = (int)kit_rand_int(8, mp);
-    partitioned(l, n, big ? (size_t)kit_rand_int((long)(mb / 2), (long)mb) : (size_t)kit_rand_int(n, (long)REUSE_SMALL), 0);
+    size_t least = big == 2 ? mb - mb / 8 : mb / 2; /* big 2: nearly the whole packer */
+    partitioned(l, n, big ? (size_t)kit_rand_int((long)least, (long)mb) : (size_t)kit_rand_int(n, (long)REUSE_SMALL),
+                0);
     l->pinned = (int)kit_rand_int(0, 1);
     l->max_bytes = mb, l->max_pieces = mp;
     place(l, a->host[l->pinned], host_at[l->pinned], a->dev, *dev_at);
@@ -1413,15 +1535,19 @@ static void reuse_prepare(arenas *a, plist *l)
     want_dev(a->image, l, host);
 }
 
-/* reuse_send - lab_send_packed of l on s (prepared), its host bytes overwritten as soon as it returns */
-static void reuse_send(arenas *a, plist *l, lab_packer *p, cudaStream_t s)
+/* reuse_send - lab_send_packed of l on s (prepared), its host bytes overwritten as soon as it returns; the number of
+ * copies it asked for */
+static int reuse_send(arenas *a, plist *l, lab_packer *p, cudaStream_t s)
 {
     static call_seen c;
     unsigned char *host = a->host[l->pinned];
+    memcpy(a->kept + l->host_from, host + l->host_from, l->host_end - l->host_from);
     call(SEND_PACKED, p, l->pieces, l->n, s, &c, l->what);
+    expect_image(host, a->kept, l, 0, "on the host, as lab_send_packed returned", sent_host_hints);
     xl_poison(host + l->host_from, l->host_end - l->host_from);
     expect_ok(&c, SEND_PACKED, l);
     expect_packed_copies(&c, SEND_PACKED, l, host, s);
+    return c.ncopies;
 }
 
 /* reuse_fetch - lab_fetch_packed of l on s; the host side as it returned into a->snap (checked by expect_fetched),
@@ -1635,6 +1761,49 @@ XL_TEST(packed, reuse, 10, XL_GPU,
                                           "before it unpacks (not for another stream, or an event recorded before "
                                           "its copy)", NULL, NULL});
 
+    /* 3b: a packer of 3 to 6 MiB, whose sends take several trips: a send with one later trip held up 20 ms (the
+     * second, then the last: xl_copylog_hold), then at once a send of as many bytes (on the same stream, then on a
+     * second one): the staging is free for the next call only once the LAST trip has read it. Its own part of the
+     * arenas (everything before is checked), then the cursors go on where they were. */
+    {
+        size_t keep_host[2] = {host_at[0], host_at[1]}, keep_dev = dev_at;
+        size_t mb3 = (size_t)kit_rand_int((long)(3 * MIB), (long)(6 * MIB));
+        int mp3 = (int)kit_rand_int(64, 512);
+        lab_packer *p3 = new_packer(mb3, mp3);
+        for (int k = 0; k < 2; k++) {
+            plist t[2];
+            host_at[0] = host_at[1] = dev_at = 0;
+            reuse_list(&t[0], &a, host_at, &dev_at, mb3, mp3, 2, "a send of several trips");
+            int held = 1;
+            if (k) { /* the last trip: count this send's copies first (the same list, not held) */
+                xl_dev_fill(a.dev + t[0].dev_from, XL_POISON_BYTE, t[0].dev_end - t[0].dev_from);
+                reuse_prepare(&a, &t[0]);
+                held = reuse_send(&a, &t[0], p3, s1) - 1;
+                expect_sent(&a, t, 1, "once the GPU had finished", send_hints);
+            }
+            snprintf(name, sizeof name, "a send right after it, on %s", k ? "a second stream" : "the same stream");
+            reuse_list(&t[1], &a, host_at, &dev_at, mb3, mp3, 2, name);
+            snprintf(t[0].what + strlen(t[0].what), sizeof t[0].what - strlen(t[0].what),
+                     ", its copy %d (the %s trip) held up 20 ms on its stream", held + 1, k ? "last" : "second");
+            if (held >= 1) {
+                xl_dev_fill(a.dev, XL_POISON_BYTE, t[1].dev_end);
+                reuse_prepare(&a, &t[0]), reuse_prepare(&a, &t[1]);
+                xl_copylog_hold(held, HOLD_LONG_NS);
+                reuse_send(&a, &t[0], p3, s1);
+                xl_copylog_hold(-1, 0);
+                reuse_send(&a, &t[1], p3, k ? s2 : s1);
+                h.other = h.poison = " A later trip of the first send was held up 20 ms on its stream while the next "
+                                     "send followed at once: the staging may be repacked only once every trip of the "
+                                     "last call has read it (record the event the next call waits for after the "
+                                     "LAST copy, not the first)";
+                expect_sent(&a, t, 2, "once the GPU had finished", h);
+            }
+            list_free(&t[0]), list_free(&t[1]);
+        }
+        lab_packer_destroy(p3);
+        host_at[0] = keep_host[0], host_at[1] = keep_host[1], dev_at = keep_dev;
+    }
+
     /* 4: destroy right after a send on a held stream */
     plist u;
     reuse_list(&u, &a, host_at, &dev_at, mb, mp, 1, "a send on a stream held up 5 ms, then lab_packer_destroy at once");
@@ -1766,6 +1935,7 @@ static void batch_send_case(arenas *a, plist *l, cudaStream_t s)
     unsigned char *host = a->host[l->pinned];
     xl_fill_random(host + l->host_from, l->host_end - l->host_from, xl_fresh_seed());
     want_dev(a->want, l, host);
+    memcpy(a->kept, host, l->host_end); /* what the host holds once the kit's work is done */
     if (l->pinned) /* the right bytes come from the GPU, behind the kit's work; the host holds others till then */
         xl_dev_upload(a->dev_src, host, l->host_end);
     kit_queue_busy_memset(s, busy_ns(l->total), a->dev, XL_POISON_BYTE, l->dev_end);
@@ -1778,6 +1948,7 @@ static void batch_send_case(arenas *a, plist *l, cudaStream_t s)
     XL_CHECK(cudaDeviceSynchronize());
     expect_ok(&c, SEND_BATCH, l);
     expect_one_batch(&c, SEND_BATCH, l, s);
+    expect_image(host, a->kept, l, 0, "on the host, once the GPU had finished", sent_host_hints);
     download(a->got, a->dev, l->dev_end);
     expect_image(a->got, a->want, l, 1, "once the GPU had finished", batch_send_hints);
     download(a->got, a->probe, l->dev_end);
@@ -1806,6 +1977,9 @@ static void batch_fetch_case(arenas *a, plist *l, cudaStream_t s)
     expect_one_batch(&c, FETCH_BATCH, l, s);
     expect_image(a->got, a->want, l, 0, "once the stream's work was done", fetch_hints);
     expect_image(host, a->want, l, 0, "after the GPU had finished", fetch_hints);
+    download(a->got, a->dev, l->dev_end);
+    expect_image(a->got, a->image, l, 1, "on the GPU, after the GPU had finished",
+                 (hints){NULL, NULL, ": a fetch only reads the device pieces, and nothing around them may change"});
 }
 #endif
 
@@ -2034,7 +2208,9 @@ typedef struct {
     lab_packer *mine;
     base_packer *kit;
     cudaStream_t s;
-    unsigned char *src;        /* pinned: the pieces' data, at SPEED_HOST_STRIDE */
+    size_t big;                /* 0: every piece SPEED_PIECE_BYTES; else piece big_at holds this many bytes */
+    int big_at;
+    unsigned char *src;        /* pinned: the pieces' data, at SPEED_HOST_STRIDE (past a big piece: its bytes more) */
     unsigned char *dst[VARIANTS]; /* pinned: what each variant's fetch brings back */
     unsigned char *dev[VARIANTS]; /* each variant's device arena: the pieces at SPEED_DEV_STRIDE, shuffled */
     lab_piece to[VARIANTS][SPEED_PIECES], from[VARIANTS][SPEED_PIECES];
@@ -2045,27 +2221,41 @@ static const char *const variant_names[2][VARIANTS] = {
     {"your lab_send_packed and lab_fetch_packed", "the kit's loop", "the kit's packed path"},
     {"your lab_send_batch and lab_fetch_batch", "the kit's loop", "the kit's batch call"}};
 
-static void speed_setup(speed_ctx *c, int batch)
+/* speed_setup - the pieces of a speed measurement: SPEED_PIECES of SPEED_PIECE_BYTES, or (big > 0) one of them, at
+ * random, of big bytes instead */
+static void speed_setup(speed_ctx *c, int batch, size_t big)
 {
     int slot[SPEED_PIECES];
+    size_t host_at[SPEED_PIECES], dev_at[SPEED_PIECES], at = 0, total = (size_t)SPEED_PIECES * SPEED_PIECE_BYTES;
     memset(c, 0, sizeof *c);
     c->batch = batch;
-    c->host_bytes = (size_t)SPEED_PIECES * SPEED_HOST_STRIDE, c->dev_bytes = (size_t)SPEED_PIECES * SPEED_DEV_STRIDE;
+    c->big = big, c->big_at = big ? (int)kit_rand_int(0, SPEED_PIECES - 1) : -1;
+    for (int i = 0; i < SPEED_PIECES; i++) /* host: in list order, each after the last and its guard bytes */
+        host_at[i] = at, at += (i == c->big_at ? big : SPEED_PIECE_BYTES) + (SPEED_HOST_STRIDE - SPEED_PIECE_BYTES);
+    c->host_bytes = at;
+    shuffle(slot, SPEED_PIECES);
+    at = 0;
+    for (int k = 0; k < SPEED_PIECES; k++) { /* device: in a shuffled order */
+        int i = slot[k];
+        dev_at[i] = at, at += (i == c->big_at ? big : SPEED_PIECE_BYTES) + (SPEED_DEV_STRIDE - SPEED_PIECE_BYTES);
+    }
+    c->dev_bytes = at;
+    if (big)
+        total += big - SPEED_PIECE_BYTES;
     c->s = kit_stream();
     c->src = kit_pinned_alloc(c->host_bytes);
-    shuffle(slot, SPEED_PIECES);
     for (int v = 0; v < VARIANTS; v++) {
         c->dst[v] = kit_pinned_alloc(c->host_bytes);
         c->dev[v] = kit_dev_alloc(c->dev_bytes);
         for (int i = 0; i < SPEED_PIECES; i++) {
-            unsigned char *d = c->dev[v] + (size_t)slot[i] * SPEED_DEV_STRIDE;
-            c->to[v][i] = (lab_piece){c->src + (size_t)i * SPEED_HOST_STRIDE, d, SPEED_PIECE_BYTES};
-            c->from[v][i] = (lab_piece){c->dst[v] + (size_t)i * SPEED_HOST_STRIDE, d, SPEED_PIECE_BYTES};
+            size_t b = i == c->big_at ? big : SPEED_PIECE_BYTES;
+            c->to[v][i] = (lab_piece){c->src + host_at[i], c->dev[v] + dev_at[i], b};
+            c->from[v][i] = (lab_piece){c->dst[v] + host_at[i], c->dev[v] + dev_at[i], b};
         }
     }
     if (!batch) {
-        c->mine = new_packer((size_t)SPEED_PIECES * SPEED_PIECE_BYTES, SPEED_PIECES);
-        c->kit = base_packer_create((size_t)SPEED_PIECES * SPEED_PIECE_BYTES, SPEED_PIECES);
+        c->mine = new_packer(total, SPEED_PIECES);
+        c->kit = base_packer_create(total, SPEED_PIECES);
         cr_assert(c->kit != NULL, "the kit's packer could not be created");
     }
 }
@@ -2113,9 +2303,9 @@ static double round_trip(speed_ctx *c, int v)
     cr_assert(rs == 0 && rf == 0, "in the speed test, %s returned %d and %d (see the message above)", who, rs, rf);
     for (int i = 0; i < SPEED_PIECES; i++) {
         size_t bad;
-        if (xl_compare(from[i].host, to[i].host, SPEED_PIECE_BYTES, &bad) != 0)
-            cr_fatal("in the speed test, %s: piece %d of %d (%d bytes) came back wrong at its byte %zu (0x%02x, "
-                     "expected 0x%02x)", who, i, SPEED_PIECES, SPEED_PIECE_BYTES, bad,
+        if (xl_compare(from[i].host, to[i].host, to[i].bytes, &bad) != 0)
+            cr_fatal("in the speed test, %s: piece %d of %d (%zu bytes) came back wrong at its byte %zu (0x%02x, "
+                     "expected 0x%02x)", who, i, SPEED_PIECES, to[i].bytes, bad,
                      ((const unsigned char *)from[i].host)[bad], ((const unsigned char *)to[i].host)[bad]);
     }
     return ms;
@@ -2129,14 +2319,14 @@ static void expect_speed_guards(speed_ctx *c)
     cr_assert(got != NULL, "out of memory");
     download(got, c->dev[YOURS], c->dev_bytes);
     for (int i = 0; i < SPEED_PIECES; i++) {
-        size_t at = (size_t)((unsigned char *)c->to[YOURS][i].dev - c->dev[YOURS]), bad;
-        cr_assert(memcmp(got + at, c->to[YOURS][i].host, SPEED_PIECE_BYTES) == 0,
+        size_t at = (size_t)((unsigned char *)c->to[YOURS][i].dev - c->dev[YOURS]), bad, pb = c->to[YOURS][i].bytes;
+        cr_assert(memcmp(got + at, c->to[YOURS][i].host, pb) == 0,
                   "in the speed test, %s: piece %d of %d is wrong on the GPU", variant_names[c->batch][YOURS], i,
                   SPEED_PIECES);
-        cr_assert(xl_check_poison(got + at + SPEED_PIECE_BYTES, SPEED_DEV_STRIDE - SPEED_PIECE_BYTES, &bad) == 0,
+        cr_assert(xl_check_poison(got + at + pb, SPEED_DEV_STRIDE - SPEED_PIECE_BYTES, &bad) == 0,
                   "in the speed test, %s: a byte on the GPU after piece %d changed (%zu bytes after its end)",
                   variant_names[c->batch][YOURS], i, bad + 1);
-        cr_assert(xl_check_poison((unsigned char *)c->from[YOURS][i].host + SPEED_PIECE_BYTES,
+        cr_assert(xl_check_poison((unsigned char *)c->from[YOURS][i].host + pb,
                                   SPEED_HOST_STRIDE - SPEED_PIECE_BYTES, &bad) == 0,
                   "in the speed test, %s: a byte on the host after piece %d changed (%zu bytes after its end)",
                   variant_names[c->batch][YOURS], i, bad + 1);
@@ -2209,27 +2399,39 @@ static void measure_vs_kit(void *ctx, double *ratio, char *figures, size_t len)
 {
     speed_ctx *c = ctx;
     double med[VARIANTS];
+    char pieces[160];
     measure(c, 0, med);
     *ratio = med[KITS] / med[YOURS];
-    snprintf(figures, len, "%d pieces of %d bytes there and back, medians of %d: yours %.3f ms, %s %.3f ms: %.0f%%",
-             SPEED_PIECES, SPEED_PIECE_BYTES, SPEED_ROUNDS, med[YOURS], variant_names[c->batch][KITS], med[KITS],
-             100 * *ratio);
+    if (c->big)
+        snprintf(pieces, sizeof pieces, "one piece of %zu bytes (piece %d) among %d of %d bytes", c->big, c->big_at,
+                 SPEED_PIECES - 1, SPEED_PIECE_BYTES);
+    else
+        snprintf(pieces, sizeof pieces, "%d pieces of %d bytes", SPEED_PIECES, SPEED_PIECE_BYTES);
+    snprintf(figures, len, "%s there and back, medians of %d: yours %.3f ms, %s %.3f ms: %.0f%%", pieces,
+             SPEED_ROUNDS, med[YOURS], variant_names[c->batch][KITS], med[KITS], 100 * *ratio);
 }
 
 XL_TEST(speed, packed, 10, XL_TIMED,
         "1024 pieces of 4 KiB there and back through lab_send_packed and lab_fetch_packed: at least "
         XL_STR(PACK_LOOP_NEED) "x as fast as the kit's loop of copies and " XL_STR(PACK_KIT_NEED) "% of the kit's "
-        "plain packed path",
+        "plain packed path; one piece of 6 to 10 MiB among 1023 of 4 KiB: " XL_STR(PACK_KIT_NEED) "% of the kit's "
+        "plain packed path too",
         60)
 {
     speed_ctx c;
-    speed_setup(&c, 0);
+    speed_setup(&c, 0, 0);
     xl_ratio_check(measure_vs_loop, &c, XL_AT_LEAST_X(PACK_LOOP_NEED),
                    "your packed round trip against the kit's loop of a copy per piece (is anything still done per "
                    "piece: a copy, a wait, a launch?)");
     xl_ratio_check(measure_vs_kit, &c, XL_AT_LEAST_PCT(PACK_KIT_NEED),
                    "your packed round trip against the kit's plain packed path (one thread packs, one copy, one "
                    "kernel: is your kernel slow for small pieces, or your staging not pinned?)");
+    speed_teardown(&c);
+    /* one large piece among small ones: the kernel must spread it over the GPU, as the kit's grid-stride one does */
+    speed_setup(&c, 0, (size_t)kit_rand_int((long)(6 * MIB), (long)(10 * MIB)) | 1);
+    xl_ratio_check(measure_vs_kit, &c, XL_AT_LEAST_PCT(PACK_KIT_NEED),
+                   "your packed round trip of one large piece among small ones against the kit's plain packed path "
+                   "(does one block, or one thread, move a whole piece? spread every piece's bytes over the grid)");
     speed_teardown(&c);
 }
 
@@ -2244,7 +2446,7 @@ XL_TEST(speed, batch, 5, XL_TIMED,
                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
 #else
     speed_ctx c;
-    speed_setup(&c, 1);
+    speed_setup(&c, 1, 0);
     xl_ratio_check(measure_vs_loop, &c, XL_AT_LEAST_X(BATCH_LOOP_NEED),
                    "your batch round trip against the kit's loop of a copy per piece (one cudaMemcpyBatchAsync for "
                    "all the pieces?)");

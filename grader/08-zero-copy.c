@@ -88,6 +88,13 @@ XL_LAB("08", "zero-copy");
 #define MAPPED_KIT_NEED 70
 #define COPIED_KIT_NEED 80
 #define MANAGED_NEED 7
+/* PASSES_NEED: speed.link#5, what PASSES_REPS - 1 extra passes of your zero-copy and copy-everything add to a reading
+ * of the whole array once, against what they add to the kit's (the reference: the same kernel as the kit's, so about
+ * 100%; a way that reads once and adds reps x each element: about 0%). The kit's passes read at the link's rate and
+ * at device memory's; no kernel reads 2.5x faster than those. */
+#define PASSES_REPS 8
+#define PASSES_ROUNDS 5
+#define PASSES_NEED 40
 /* The kit's zero-copy may not move more than this many times the kit's copy rate: faster, its reads were served
  * from the GPU's L2 (a second pass finding the first one's lines), not the link. That only makes the kit's zero-copy
  * faster, so your copy-everything harder to pass against: a pass stands, and only a miss is not graded (on the H100
@@ -1386,6 +1393,14 @@ static void expect_managed_alloc(size_t bytes, int advice, int device, scratch *
               now.dev_allocations - before.res.dev_allocations);
     cr_assert(kit_is_managed(p), "%s returned memory the runtime does not know as managed: lab.h: cudaMallocManaged "
               "(cudaMemAttachGlobal)", what);
+    unsigned int flags = 0;
+    xl_alloc_kind kind = xl_buffer_kind(p, &flags);
+    cr_assert(kind == XL_ALLOC_MANAGED, "%s returned %p, which is not the start of a buffer cudaMallocManaged made: "
+              "lab.h: return what cudaMallocManaged gave", what, p);
+    cr_assert(flags == cudaMemAttachGlobal, "%s called cudaMallocManaged with flags 0x%x%s, not cudaMemAttachGlobal "
+              "(0x%x): lab.h names cudaMemAttachGlobal, so that kernels on any stream may use the memory also on a GPU "
+              "without concurrent managed access", what, flags, flags == cudaMemAttachHost ? " (cudaMemAttachHost)" : "",
+              (unsigned)cudaMemAttachGlobal);
     expect_advice_given(recs, nm, p, bytes, advice, device, what);
     expect_range_state(p, bytes, advice, device, what);
     both_ways(p, p, bytes, x, what);
@@ -1852,6 +1867,18 @@ static void managed_device1(int device0)
     XL_CHECK(cudaDeviceGetAttribute(&conc, cudaDevAttrConcurrentManagedAccess, other));
     if (!conc)
         return;
+    /* first a call with device0 current, in this process: the device must be asked at every call, not once */
+    int conc0 = 0;
+    XL_CHECK(cudaDeviceGetAttribute(&conc0, cudaDevAttrConcurrentManagedAccess, device0));
+    bufs b0;
+    bufs_alloc(&b0, NEED_MANAGED);
+    jc c0;
+    managed_jc(&b0, &c0, K_MANAGED, advice, (int)kit_rand_int(1, 3), conc0 ? 1 : 0, b0.s);
+    size_t used0 = strlen(c0.what);
+    snprintf(c0.what + used0, sizeof c0.what - used0, ", device %d current (the call before one with device %d "
+             "current)", device0, other);
+    managed_case(&b0, &c0, device0);
+    bufs_free(&b0);
     uint32_t *owned = base_managed_alloc(BUF_BYTES, (lab_advice)advice); /* allocated with device0 current */
     cr_assert(owned != NULL, "the kit's base_managed_alloc(%zu, %s) failed", BUF_BYTES, advice_names[advice]);
     kit_use_device(other);
@@ -1947,7 +1974,8 @@ XL_TEST(read, managed, 10, XL_GPU,
 
 XL_TEST(managed, current_device, 5, XL_GPU2,
         "with device 1 current: lab_managed_alloc's advice names device 1, and lab_read_managed prefetches an array "
-        "allocated while device 0 was current to device 1, the current device",
+        "allocated while device 0 was current to device 1, the current device, also after a call with device 0 "
+        "current",
         30)
 {
     int device0;
@@ -2346,6 +2374,32 @@ static void measure_copied_kit(void *ctx, double *ratio, char *figures, size_t l
              "%.0f%%", DENSE_REUSE, DENSE_ROUNDS, med[V_YOURS_COPIED], med[V_KIT_COPIED], 100 * *ratio);
 }
 
+/* measure_passes - #5: reps passes cost reps passes: all of it read once and PASSES_REPS times through your
+ * zero-copy and your copy-everything, and through the kit's; what the extra passes added to yours against what they
+ * added to the kit's, the smaller of the two ways (a way that reads the array once and adds reps x each element adds
+ * nothing) */
+static void measure_passes(void *ctx, double *ratio, char *figures, size_t len)
+{
+    speed_ctx *x = ctx;
+    const int vs[] = {V_YOURS_MAPPED, V_KIT_MAPPED, V_YOURS_COPIED, V_KIT_COPIED};
+    double one[V_COUNT], many[V_COUNT];
+    measure_set(x, vs, 4, &x->dense, 1, PASSES_ROUNDS, "speed.link#5", one, -1, NULL);
+    measure_set(x, vs, 4, &x->dense, PASSES_REPS, PASSES_ROUNDS, "speed.link#5", many, -1, NULL);
+    double kit_map = many[V_KIT_MAPPED] - one[V_KIT_MAPPED], kit_copy = many[V_KIT_COPIED] - one[V_KIT_COPIED];
+    double your_map = many[V_YOURS_MAPPED] - one[V_YOURS_MAPPED];
+    double your_copy = many[V_YOURS_COPIED] - one[V_YOURS_COPIED];
+    if (kit_map <= 0 || kit_copy <= 0)
+        xl_measure_unsound("the kit's own ways did not take longer at %d passes than at 1 (zero-copy %+.3f ms, "
+                           "copy-everything %+.3f ms)", PASSES_REPS, kit_map, kit_copy);
+    double rm = kit_map > 0 ? your_map / kit_map : 0, rc = kit_copy > 0 ? your_copy / kit_copy : 0;
+    *ratio = fmin(rm, rc);
+    snprintf(figures, len, "64 MiB read 1 and %d times, medians of %d: your lab_read_mapped %.3f and %.3f ms (the "
+             "kit's %.3f and %.3f ms): its %d extra passes took %.0f%% of the kit's; your lab_read_copied %.3f and "
+             "%.3f ms (the kit's %.3f and %.3f ms): %.0f%%", PASSES_REPS, PASSES_ROUNDS, one[V_YOURS_MAPPED],
+             many[V_YOURS_MAPPED], one[V_KIT_MAPPED], many[V_KIT_MAPPED], PASSES_REPS - 1, 100 * rm,
+             one[V_YOURS_COPIED], many[V_YOURS_COPIED], one[V_KIT_COPIED], many[V_KIT_COPIED], 100 * rc);
+}
+
 /* fourth_way - where the GPU reads pageable memory, the kit's base_gather from a malloc'd copy of the array, cold
  * (freshly written by the host), at 1% and whole, once each: shown in data/ways.csv and a note, not graded */
 static void fourth_way(speed_ctx *x)
@@ -2387,7 +2441,8 @@ XL_TEST(speed, link, 20, XL_TIMED,
         "64 MiB through lab_read_mapped and lab_read_copied: 1% read once, zero-copy at least " XL_STR(SPARSE_NEED)
         "x as fast as the kit's copy-everything; all of it read 10 times, copy-everything at least " XL_STR(REUSE_NEED)
         "x as fast as the kit's zero-copy; each at least " XL_STR(MAPPED_KIT_NEED) "% / " XL_STR(COPIED_KIT_NEED)
-        "% of the kit's same way",
+        "% of the kit's same way; " XL_STR(PASSES_REPS) " passes against 1: the extra passes at least "
+        XL_STR(PASSES_NEED) "% of the kit's extra time",
         60)
 {
     speed_ctx x;
@@ -2411,6 +2466,10 @@ XL_TEST(speed, link, 20, XL_TIMED,
     xl_ratio_check(measure_copied_kit, &x, XL_AT_LEAST_PCT(COPIED_KIT_NEED),
                    "64 MiB read 10 times: your lab_read_copied against the kit's (a copy per pass, a wait per pass, "
                    "a copy from pageable memory?)");
+    xl_ratio_check(measure_passes, &x, XL_AT_LEAST_PCT(PASSES_NEED),
+                   "64 MiB read " XL_STR(PASSES_REPS) " times against once: what the extra passes of your "
+                   "lab_read_mapped and lab_read_copied cost against the kit's (lab.h: every pass loads its elements "
+                   "from the array again; out gaining reps x an element read once is one pass, not reps)");
     speed_teardown(&x);
 }
 
@@ -2501,9 +2560,30 @@ static void grid_text(const base_rates *r, char *buf, size_t len)
     }
 }
 
+/* way_ms_between - the kit's model of way at fraction f between the sweep's fractions fi and fi + 1, reuse times:
+ * linear in f between the two (a pass's time is a fixed cost plus one per element read; the copy and the prefetch
+ * do not depend on f) */
+static double way_ms_between(const base_rates *r, double f, int fi, int reuse, int way)
+{
+    static const double fr[] = LAB_FRACTIONS;
+    double t = (f - fr[fi]) / (fr[fi + 1] - fr[fi]);
+    return (1 - t) * base_way_ms(r, fi, reuse, (lab_way)way) + t * base_way_ms(r, fi + 1, reuse, (lab_way)way);
+}
+
+/* accepted_between - base_accepted's rule (within BASE_DECIDE_MARGIN of the fastest) for f between fi and fi + 1 */
+static int accepted_between(const base_rates *r, double f, int fi, int reuse, int way)
+{
+    if (way < LAB_COPIED || way > LAB_MANAGED)
+        return 0;
+    double best = way_ms_between(r, f, fi, reuse, LAB_COPIED);
+    for (int w = LAB_MAPPED; w <= LAB_MANAGED; w++)
+        best = fmin(best, way_ms_between(r, f, fi, reuse, w));
+    return way_ms_between(r, f, fi, reuse, way) <= BASE_DECIDE_MARGIN * best;
+}
+
 XL_TEST(speed, choose, 5, XL_TIMED,
         "lab_choose never picks a way 1.5x slower than the fastest, as the kit measures this GPU, at the sweep's 10 "
-        "fractions and every reuse count from 1 to 100",
+        "fractions and between them (just below each and one drawn), every reuse count from 1 to 100",
         60)
 {
     static const double fr[] = LAB_FRACTIONS;
@@ -2571,6 +2651,27 @@ XL_TEST(speed, choose, 5, XL_TIMED,
                  base_way_ms(&r, bad_f, bad_r, LAB_MAPPED), base_way_ms(&r, bad_f, bad_r, LAB_MANAGED), grid,
                  figures);
     }
+    /* between the sweep's fractions (lab.h: graded there too, the measurement taken as linear in the fraction):
+     * just below the next one, and one drawn log-uniformly in between; a rule that reads the fraction as the sweep's
+     * row at or below it is off by up to 2.5x there */
+    for (int fi = 0; fi + 1 < LAB_N_FRACTIONS; fi++)
+        for (int k = 0; k < 2; k++) {
+            double f = k == 0 ? fr[fi + 1] * (1 - kit_rand_int(10, 50) / 1000.0)
+                              : fr[fi] * pow(fr[fi + 1] / fr[fi], kit_rand_int(50, 950) / 1000.0);
+            for (int reuse = 1; reuse <= most; reuse++) {
+                int w = lab_choose(f, reuse);
+                if (accepted_between(&r, f, fi, reuse, w))
+                    continue;
+                char t[40];
+                cr_fatal("lab_choose(%.6g, %d) = %s, between the sweep's fractions %g and %g: the kit's measurement "
+                         "of this GPU (linear in the fraction between them) gives copied %.3f ms, mapped %.3f ms, "
+                         "managed %.3f ms there, so that way is more than %gx the fastest (lab.h: graded between the "
+                         "sweep's fractions too; does your rule use the fraction itself, not the sweep's row it falls "
+                         "in?). The kit's figures: %s", f, reuse, way_text(w, t, sizeof t), fr[fi], fr[fi + 1],
+                         way_ms_between(&r, f, fi, reuse, LAB_COPIED), way_ms_between(&r, f, fi, reuse, LAB_MAPPED),
+                         way_ms_between(&r, f, fi, reuse, LAB_MANAGED), BASE_DECIDE_MARGIN, figures);
+            }
+        }
     XL_CHECK(cudaFree(dev));
     XL_CHECK(cudaFree(out));
     XL_CHECK(cudaFree(managed));

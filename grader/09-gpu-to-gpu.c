@@ -43,6 +43,7 @@
 #include "labs/09-gpu-to-gpu/lab.h"
 
 XL_LAB("09", "gpu-to-gpu");
+XL_LAB_SWITCHES_DEVICES; /* its functions set the device of each stream and event, and put the caller's back */
 
 #define MIB ((size_t)1 << 20)
 #define R LAB_MAX_RANKS
@@ -57,6 +58,7 @@ XL_LAB("09", "gpu-to-gpu");
 #define RING_MAX (2 * MIB + 77)   /* ring.exact, peer.exact: the largest block */
 #define STAGE_MAX (64 * MIB + 1)  /* host.exact: the largest copy */
 #define READ_MAX_WORDS (4 * MIB + 17)
+#define READ_BIG_WORDS (16 * MIB + 8192) /* read.exact's two largest jobs: past 65535 x 256 words */
 #define NARROW_BYTES MIB          /* wait.narrow: each call's block */
 #define OWN_HOLD_NS 50000000ull   /* wait.narrow #2: the call's own streams held this long */
 #define OWN_MS 25                 /* and the call must return in less: half the hold, hundreds of times a queueing */
@@ -536,6 +538,16 @@ XL_TEST(args, refused, 5, XL_GPU,
     expect_refused(call_ring, &x, "lab_ring_exchange", "recv NULL");
     x = G, x.streams = NULL;
     expect_refused(call_ring, &x, "lab_ring_exchange", "streams NULL");
+    /* bytes 0 excuses send[i] and recv[i] only: g, send, recv and streams NULL are refused before its early return */
+    x = G, x.send = NULL, x.bytes = 0;
+    expect_refused(call_ring, &x, "lab_ring_exchange", "send NULL and bytes 0 (lab.h: -1 for send NULL whatever the "
+                   "bytes; bytes 0 excuses only send[i] and recv[i])");
+    x = G, x.recv = NULL, x.bytes = 0;
+    expect_refused(call_ring, &x, "lab_ring_exchange", "recv NULL and bytes 0 (lab.h: -1 for recv NULL whatever the "
+                   "bytes; bytes 0 excuses only send[i] and recv[i])");
+    x = G, x.streams = NULL, x.bytes = 0;
+    expect_refused(call_ring, &x, "lab_ring_exchange", "streams NULL and bytes 0 (lab.h: -1 for streams NULL whatever "
+                   "the bytes)");
     for (int t = 0; t < 2; t++) { /* the last rank, then any: every block checked before the first rank's work */
         int i = t ? (int)kit_rand_int(0, n - 1) : n - 1;
         void *keep = send[i];
@@ -1011,9 +1023,16 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
         XL_CHECK(cudaMemcpyAsync(recv[i], sl->stale, bytes, cudaMemcpyDeviceToDevice, st[i]));
     }
     kit_use_device(cur);
+    void *send0[R], *recv0[R];
+    cudaStream_t st0[R];
+    memcpy(send0, send, sizeof send), memcpy(recv0, recv, sizeof recv), memcpy(st0, st, sizeof st);
     args a = {.g = g, .send = send, .recv = recv, .bytes = bytes, .streams = st};
     watch(call_ring, &a, &w, W_GUARD, what, "lab_ring_exchange");
     expect_device_kept(cur, what, "lab_ring_exchange");
+    for (int i = 0; i < n; i++)
+        cr_assert(send[i] == send0[i] && recv[i] == recv0[i] && st[i] == st0[i],
+                  "%s changed send[%d], recv[%d] or streams[%d] (the caller's arrays): lab.h passes them as const, "
+                  "to be read only", what, i, i, i);
     for (int j = 0; j < n; j++) { /* work queued after the call on streams[j] must see recv[j] complete */
         kit_use_device(devs[j]);
         XL_CHECK(cudaMemcpyAsync(slot(devs[j], j)->probe, recv[j], bytes, cudaMemcpyDeviceToDevice, st[j]));
@@ -1077,6 +1096,23 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
     }
 }
 
+/* create_scribbled - lab_group_create(copy, n, peer), copy first filled with devs[0..n); copy must be unchanged by
+ * the call (lab.h: const); then scribbled with devices out of range (R + 1000 + i) and kept so by the caller while the
+ * group lives: a group that kept the caller's array instead of copying it reads those and fails (lab.h: the group is
+ * made here, once, from devs; the caller's array is the caller's) */
+static lab_group *create_scribbled(const int *devs, int n, int *peer, int *copy)
+{
+    char d[64];
+    memcpy(copy, devs, (size_t)n * sizeof *devs);
+    lab_group *g = lab_group_create(copy, n, peer);
+    for (int i = 0; i < n; i++)
+        cr_assert(copy[i] == devs[i], "lab_group_create(%s, %d, &peer) changed devs[%d] to %d: lab.h passes devs as "
+                  "const, to be read only", devs_text(devs, n, d, sizeof d), n, i, copy[i]);
+    for (int i = 0; i < n; i++)
+        copy[i] = R + 1000 + i;
+    return g;
+}
+
 /* ring_bytes - an awkward size for a ring case */
 static size_t ring_bytes(int k)
 {
@@ -1088,7 +1124,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
         "lab_ring_exchange, 1 to 8 ranks on GPU 0, awkward sizes at odd offsets: every recv[i + 1] exact, one copy a "
         "rank on its stream; with one rank's stream held up, each copy follows the work queued on the sender's and "
         "the receiver's streams, and work queued after it sees it (own, shared and legacy streams), while the copies "
-        "that need neither run at once; two groups alive at once, used in turn, one destroyed while the other works",
+        "that need neither run at once; two groups alive at once, used in turn, one destroyed while the other works; "
+        "the caller's devs, send, recv and streams arrays read only, devs changed by the caller after the create",
         30)
 {
     int devs[R] = {0}, round = 0, third = (int)kit_rand_int(0, 2), peer;
@@ -1098,8 +1135,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
         slot(0, i); /* every rank's stream made now, one after another: each its own hardware queue */
     gate_word();
     for (int n = 1; n <= R; n++) {
-        int cur = 0;
-        lab_group *g = lab_group_create(devs, n, &peer);
+        int cur = 0, scribbled[R];
+        lab_group *g = create_scribbled(devs, n, &peer, scribbled); /* the caller's array changed after the create */
         cr_assert(g != NULL, "lab_group_create(%s) returned NULL (see its message above; not written yet?)",
                   devs_text(devs, n, d, sizeof d));
         int slows[3] = {n - 1, 0, (int)kit_rand_int(0, n - 1)}, rounds = n == 1 ? 1 : n == 2 ? 2 : 3;
@@ -1122,7 +1159,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
     int na = (int)kit_rand_int(1, R), nb = (int)kit_rand_int(1, R);
     char da[64], db[64], what[400];
     devs_text(devs, na, da, sizeof da), devs_text(devs, nb, db, sizeof db);
-    lab_group *ga = lab_group_create(devs, na, &peer), *gb = ga ? lab_group_create(devs, nb, &peer) : NULL;
+    int sa[R], sb[R];
+    lab_group *ga = create_scribbled(devs, na, &peer, sa), *gb = ga ? create_scribbled(devs, nb, &peer, sb) : NULL;
     cr_assert(ga != NULL && gb != NULL, "lab_group_create(%s) then lab_group_create(%s), both alive: the %s returned "
               "NULL (see its message above)", da, db, ga ? "second" : "first");
     snprintf(label, sizeof label, "group %s, with a group %s made after it and alive", da, db);
@@ -1205,8 +1243,11 @@ static void read_case(read_bufs *b, int copied, size_t words, int reps, cudaStre
                   "%s: peer access from GPU %d to GPU %d is not enabled with a live group of both: did "
                   "lab_group_create enable both ways? (a kernel on GPU %d reading GPU %d's memory without it faults)",
                   what, b->out_dev, b->src_dev, b->out_dev, b->src_dev);
+    lab_read_job j0 = j;
     watch(copied ? call_read_copied : call_read_direct, &a, &w, W_GUARD, what, fname);
     expect_device_kept(cur, what, fname);
+    cr_assert(j0.out == j.out && j0.out_dev == j.out_dev && j0.src == j.src && j0.src_dev == j.src_dev &&
+                  j0.words == j.words, "%s changed the job *j: lab.h passes it as const, to be read only", what);
     cr_assert(w.rc == 0, "%s returned %d (see its message above; not written yet?)", what, w.rc);
     expect_no_error_left(what, fname);
     expect_no_peer_setup(&w, what, fname);
@@ -1275,13 +1316,13 @@ static void read_case(read_bufs *b, int copied, size_t words, int reps, cudaStre
 }
 
 XL_TEST(read, exact, 5, XL_GPU,
-        "lab_read_direct and lab_read_copied on GPU 0: 1 word to 4 Mi + 17 at odd offsets, reps 0 to 5, out random "
+        "lab_read_direct and lab_read_copied on GPU 0: 1 word to 16 Mi + 8 Ki at odd offsets, reps 0 to 5, out random "
         "with a guard: out[k] += src[k] exactly; direct copies nothing, copied copies src once before the passes; "
         "launches on the stream given, after the work queued there (the legacy stream in a third)",
         30)
 {
     read_bufs b;
-    read_bufs_alloc(&b, 0, 0, READ_MAX_WORDS);
+    read_bufs_alloc(&b, 0, 0, READ_BIG_WORDS);
     cudaStream_t s = dev_stream(0);
     const size_t sizes[] = {1, 31, 255, 256, 257, 4097, rndz(2, 200000), READ_MAX_WORDS};
     int third = (int)kit_rand_int(0, 2), k = 0, rep0 = (int)kit_rand_int(0, 5);
@@ -1291,6 +1332,13 @@ XL_TEST(read, exact, 5, XL_GPU,
             snprintf(label, sizeof label, "case %d", k + 1);
             read_case(&b, copied, sizes[i], (rep0 + k) % 6, k % 3 == third ? 0 : s, 0, label);
         }
+    /* past 65535 blocks of 256 threads (16,776,960 words): a grid capped there leaves the words past it unread */
+    for (int copied = 0; copied < 2; copied++, k++) {
+        char label[48];
+        snprintf(label, sizeof label, "case %d", k + 1);
+        read_case(&b, copied, READ_BIG_WORDS - rndz(0, 4096), (int)kit_rand_int(1, 2), k % 3 == third ? 0 : s, 0,
+                  label);
+    }
     read_bufs_free(&b);
     XL_CHECK(cudaStreamDestroy(s));
 }
@@ -1574,7 +1622,7 @@ XL_TEST(host, hazards, 10, XL_GPU,
         "lab_stage_copy's waits, each made certain by holding one stream up 10 ms: dst_stream held (a buffer refilled "
         "before its copy in read it), src_stream held with the last copy's data in the buffers (a copy in before its "
         "copy out), two copies back to back with the first's dst_stream held (the previous call's buffers), either "
-        "call on two streams, one stream for both or the legacy stream",
+        "call on two streams, one stream for both or the legacy stream, either of one chunk or more",
         30)
 {
     stage_bufs b;
@@ -1627,25 +1675,29 @@ XL_TEST(host, hazards, 10, XL_GPU,
                        "only after the copy in that last read it has finished, an earlier call's too, whatever the "
                        "streams (keep the events in the stage, record them in every call, on one stream too, and wait "
                        "for them in the next)";
-    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
-        snprintf(what, sizeof what, "two lab_stage_copy calls back to back (%zu bytes each, chunks of %zu), %s, the "
-                 "first's dst_stream held up 10 ms before it", bytes, chunk, pairs[p].how);
-        xl_fill_random(b.want, bytes, xl_fresh_seed());
-        xl_fill_random(want2, bytes, xl_fresh_seed());
-        upload_on(0, b.src_buf, b.want, bytes);
-        upload_on(0, src2, want2, bytes);
-        fill_on(0, b.dst_buf, XL_POISON_BYTE, 2 * bytes + 2 * GUARD);
-        kit_use_device(0);
-        xl_delay(pairs[p].d1, HOLD_NS);
-        int rc1 = lab_stage_copy(s, b.dst_buf, b.src_buf, bytes, pairs[p].s1, pairs[p].d1);
-        int rc2 = lab_stage_copy(s, dst2, src2, bytes, pairs[p].s2, pairs[p].d2);
-        cr_assert(rc1 == 0 && rc2 == 0, "%s: they returned %d and %d", what, rc1, rc2);
-        sync_all(what);
-        XL_CHECK(cudaMemcpy(b.got, b.dst_buf, bytes + GUARD, cudaMemcpyDefault));
-        expect_block(b.got, b.want, bytes, 1, NULL, what, "the first call's dst", hint);
-        XL_CHECK(cudaMemcpy(b.got, dst2, bytes + GUARD, cudaMemcpyDefault));
-        expect_block(b.got, want2, bytes, 1, NULL, what, "the second call's dst", hint);
-    }
+    /* each pair of calls with chunks and more in both, then one chunk in the first, in the second, in both: a call of
+     * one chunk reuses no buffer within itself, but still follows and guards the calls around it */
+    for (int shape = 0; shape < 4; shape++)
+        for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+            size_t b1 = shape & 1 ? rndz(1, chunk) : bytes, b2 = shape & 2 ? rndz(1, chunk) : bytes;
+            snprintf(what, sizeof what, "two lab_stage_copy calls back to back (%zu bytes, then %zu, chunks of %zu), "
+                     "%s, the first's dst_stream held up 10 ms before it", b1, b2, chunk, pairs[p].how);
+            xl_fill_random(b.want, b1, xl_fresh_seed());
+            xl_fill_random(want2, b2, xl_fresh_seed());
+            upload_on(0, b.src_buf, b.want, b1);
+            upload_on(0, src2, want2, b2);
+            fill_on(0, b.dst_buf, XL_POISON_BYTE, 2 * bytes + 2 * GUARD);
+            kit_use_device(0);
+            xl_delay(pairs[p].d1, HOLD_NS);
+            int rc1 = lab_stage_copy(s, b.dst_buf, b.src_buf, b1, pairs[p].s1, pairs[p].d1);
+            int rc2 = lab_stage_copy(s, dst2, src2, b2, pairs[p].s2, pairs[p].d2);
+            cr_assert(rc1 == 0 && rc2 == 0, "%s: they returned %d and %d", what, rc1, rc2);
+            sync_all(what);
+            XL_CHECK(cudaMemcpy(b.got, b.dst_buf, b1 + GUARD, cudaMemcpyDefault));
+            expect_block(b.got, b.want, b1, 1, NULL, what, "the first call's dst", hint);
+            XL_CHECK(cudaMemcpy(b.got, dst2, b2 + GUARD, cudaMemcpyDefault));
+            expect_block(b.got, want2, b2, 1, NULL, what, "the second call's dst", hint);
+        }
     XL_CHECK(cudaStreamDestroy(x));
     free(want2);
     lab_stage_destroy(s);

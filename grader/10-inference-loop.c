@@ -234,7 +234,7 @@ static void expect_no_error_left(const char *what)
 /* batches_of - how many batches frames make at batch (the last one shorter) */
 static int batches_of(int frames, int batch)
 {
-    return batch > 0 && frames > 0 ? (frames + batch - 1) / batch : 0;
+    return batch > 0 && frames > 0 ? (int)(((long long)frames + batch - 1) / batch) : 0;
 }
 
 /* batch_size - frames in batch i of a job */
@@ -267,33 +267,35 @@ typedef struct {
     int sign_skip;     /* a figure of -0.0 skipped too (its sign bit tested, not < 0) */
     int speed_skip;    /* a point with a NaN or negative figure is left out of its batch's speed only: its worst
                         * latency still counts */
+    int cap_skip;      /* a point with a batch above LAB_BATCH_MAX skipped, as if invalid (max_batch alone bounds it) */
 } chooser;
 
 static const chooser choosers[] = {
-    {"the right chooser", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"latency by p50", 0, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"latency by p99", 1, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the least", 2, AGG_MIN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the mean", 2, AGG_MEAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the median", 2, AGG_MEDIAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the first run", 2, AGG_FIRST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the last run", 2, AGG_LAST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the mean", 2, AGG_MAX, AGG_MEAN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the least", 2, AGG_MAX, AGG_MIN, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the largest", 2, AGG_MAX, AGG_MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the first run", 2, AGG_MAX, AGG_FIRST, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the last run", 2, AGG_MAX, AGG_LAST, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the lower median", 2, AGG_MAX, AGG_LOWER, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the upper median", 2, AGG_MAX, AGG_UPPER, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"no margin", 2, AGG_MAX, AGG_MEDIAN, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"latency < the limit", 2, AGG_MAX, AGG_MEDIAN, 0, 1, 0, 0, 0, 0, 0, 0, 0},
-    {"the largest eligible batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 1, 0, 0, 0, 0, 0, 0},
-    {"max_batch ignored", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 1, 0, 0, 0, 0, 0},
-    {"batch < max_batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 1, 0, 0, 0, 0},
-    {"ties to the larger batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 1, 0, 0, 0},
-    {"no point skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 1, 0, 0},
-    {"a -0.0 figure skipped as negative", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 1, 0},
-    {"a skipped run's worst latency still counted", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+    {"the right chooser", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"latency by p50", 0, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"latency by p99", 1, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the least", 2, AGG_MIN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the mean", 2, AGG_MEAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the median", 2, AGG_MEDIAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the first run", 2, AGG_FIRST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the last run", 2, AGG_LAST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the mean", 2, AGG_MAX, AGG_MEAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the least", 2, AGG_MAX, AGG_MIN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the largest", 2, AGG_MAX, AGG_MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the first run", 2, AGG_MAX, AGG_FIRST, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the last run", 2, AGG_MAX, AGG_LAST, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the lower median", 2, AGG_MAX, AGG_LOWER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the upper median", 2, AGG_MAX, AGG_UPPER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"no margin", 2, AGG_MAX, AGG_MEDIAN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"latency < the limit", 2, AGG_MAX, AGG_MEDIAN, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"the largest eligible batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"max_batch ignored", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},
+    {"batch < max_batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"ties to the larger batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},
+    {"no point skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0},
+    {"a -0.0 figure skipped as negative", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0},
+    {"a skipped run's worst latency still counted", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
+    {"batches above LAB_BATCH_MAX skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
 };
 #define N_CHOOSERS ((int)(sizeof choosers / sizeof choosers[0]))
 
@@ -342,7 +344,7 @@ static int point_valid(const lab_point *p)
  * either */
 static int point_ok(const chooser *c, const lab_point *p)
 {
-    if (!point_valid(p))
+    if (!point_valid(p) || (c->cap_skip && p->batch > LAB_BATCH_MAX))
         return 0;
     return !c->sign_skip || !(signbit(p->fps) || signbit(p->latency_p50_ms) || signbit(p->latency_p99_ms) ||
                               signbit(p->latency_max_ms));
@@ -453,6 +455,36 @@ static sweep *sw_new(sweep *s, const char *name)
     return s;
 }
 
+/* expect_const_kept - the n items of size bytes each at copy (taken before call) are still those at p: call, which
+ * takes p as a pointer to const, wrote nothing there. what names the call and its arguments, item the items */
+static void expect_const_kept(const void *p, const void *copy, int n, size_t size, const char *what, const char *item)
+{
+    const unsigned char *a = p, *b = copy;
+    for (int i = 0; i < n; i++)
+        if (memcmp(a + (size_t)i * size, b + (size_t)i * size, size) != 0)
+            cr_fatal("%s changed the caller's %s: number %d of %d is not what was passed (a value changed, or the "
+                     "order). It takes them as a pointer to const: work on a copy of your own (sort a copy, never the "
+                     "caller's array)", what, item, i, n);
+}
+
+/* lab_choose_batch_kept - lab_choose_batch(pts, n, bound, max_batch), which must leave the caller's points as they
+ * were (n > 0 and pts not NULL: compared with a copy taken before the call) */
+static int lab_choose_batch_kept(const lab_point *pts, int n, double bound, int max_batch)
+{
+    static lab_point copy[CHOOSE_MAX];
+    int keep = pts && n > 0 && n <= CHOOSE_MAX;
+    if (keep)
+        memcpy(copy, pts, (size_t)n * sizeof *pts);
+    int got = lab_choose_batch(pts, n, bound, max_batch);
+    if (keep) {
+        char what[160];
+        snprintf(what, sizeof what, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d)", n, bound,
+                 max_batch);
+        expect_const_kept(pts, copy, n, sizeof *pts, what, "points");
+    }
+    return got;
+}
+
 /* expect_choice - lab_choose_batch on the sweep gives want (the grader's reference agrees, or a grader error) */
 static void expect_choice(const lab_point *pts, int n, double bound, int max_batch, int want, const char *name)
 {
@@ -462,7 +494,7 @@ static void expect_choice(const lab_point *pts, int n, double bound, int max_bat
     cr_assert(ref == want, "grader error: its own chooser gives %d, not %d, on the sweep '%s':\n%s", ref, want, name,
               table);
     int q = want < 0 ? kit_quiet_begin() : -1; /* the refusal's own line is right there: kept out of the output */
-    int got = lab_choose_batch(pts, n, bound, max_batch);
+    int got = lab_choose_batch_kept(pts, n, bound, max_batch);
     if (want < 0)
         kit_quiet_end(q);
     if (got == want)
@@ -488,6 +520,14 @@ typedef struct {
     const sweep *s;
     double bound;
 } choose_ctx;
+
+/* choose_refused_once - kit_expect_no_heap_leak's attempt: lab_choose_batch on the sweep with bound_ms NaN; 0 when
+ * it refused (-1) */
+static int choose_refused_once(void *ctx)
+{
+    const choose_ctx *c = ctx;
+    return lab_choose_batch(c->s->p, c->s->n, NAN, c->s->max_batch) == -1 ? 0 : -1;
+}
 
 /* choose_once - kit_expect_no_heap_leak's attempt: lab_choose_batch on the sweep; 0 when it answered (not -1) */
 static int choose_once(void *ctx)
@@ -598,10 +638,16 @@ XL_TEST(batch, choose, 5, XL_CPU,
     NEW("a skipped run counts in none of its batch's figures: one with a negative speed and a worst latency over the "
         "bound leaves its batch eligible");
     ADD(32, 150, .1, .2, .3), ADD(64, -5, .1, .2, 1.2), ADD(64, 200, .1, .2, .3);
+    NEW("a batch above LAB_BATCH_MAX is a batch like any other: max_batch alone bounds it (here INT_MAX)");
+    ADD(64, 150, .1, .2, .3), ADD(8192, 200, .2, .3, .4), ADD(8192, 210, .2, .3, .4), ADD(4096, 180, .2, .3, .4);
+    s->max_batch = INT_MAX;
+    NEW("a batch of INT_MAX is a batch like any other, under max_batch INT_MAX");
+    ADD(1, 150, .1, .2, .3), ADD(INT_MAX, 200, .2, .3, .4), ADD(4096, 180, .2, .3, .4), ADD(5000, 300, .5, .9, 1);
+    s->max_batch = INT_MAX;
 #undef ADD
 #undef NEW
     static const int want[] = {64, 16, 128, 32, 64, 32, 64, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0, 128, 1, 64, 64,
-                               64, 64, 64, 32, 32, 32, 128, 32, 64, 64, 64};
+                               64, 64, 64, 32, 32, 32, 128, 32, 64, 64, 64, 8192, INT_MAX};
     cr_assert(ns == (int)(sizeof want / sizeof want[0]), "grader error: %d sweeps, %d answers", ns,
               (int)(sizeof want / sizeof want[0]));
     for (int i = 0; i < ns; i++) {
@@ -631,7 +677,7 @@ XL_TEST(batch, choose, 5, XL_CPU,
     }
     int lwant = choose_with(&choosers[0], lp, ln, bound, LAB_BATCH_MAX);
     cr_assert(lwant == 64, "grader error: its own chooser gives %d, not 64, on the long sweep", lwant);
-    int lgot = lab_choose_batch(lp, ln, bound, LAB_BATCH_MAX);
+    int lgot = lab_choose_batch_kept(lp, ln, bound, LAB_BATCH_MAX);
     cr_assert(lgot == lwant, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d) = %d, want %d: a long sweep "
               "of %d runs each of batches 16, 32, 64, 128 and 256, interleaved; 64 is the fastest batch that meets "
               "0.8 x bound_ms (one run of 128 misses it). lab.h takes any n >= 0: size what you keep by n (malloc, "
@@ -660,6 +706,9 @@ XL_TEST(batch, choose, 5, XL_CPU,
         cc.s = sw[i].n > cc.s->n ? &sw[i] : cc.s;
     kit_expect_no_heap_leak(choose_once, &cc, "lab_choose_batch",
                             "something it mallocs is not freed before it returns");
+    /* and a refusal frees what it took too (bound_ms NaN after the points: a check made after a malloc) */
+    kit_expect_no_heap_leak(choose_refused_once, &cc, "lab_choose_batch refusing bound_ms NaN",
+                            "something it mallocs is not freed before it returns -1: check the arguments first");
 }
 
 /* ===== Part B: lab_max_batch ===== */
@@ -1143,7 +1192,7 @@ static seen *watch(world *w, int mode, lab_loop *L, const char *lp_text, const l
                    const char *label)
 {
     static char failure[2048];
-    static lab_job wrapped;
+    static lab_job wrapped, job_in; /* the job handed to the run, and a copy of it (a run changes neither) */
     seen *s = &S;
     fr_log lg = fr_log_get(w->src);
     if (job) {
@@ -1152,6 +1201,7 @@ static seen *watch(world *w, int mode, lab_loop *L, const char *lp_text, const l
         wrapped.decode = job->decode ? wrapped_decode : NULL;
         wrapped.deliver = job->deliver ? wrapped_deliver : NULL;
         wrapped.ctx = &RW;
+        job_in = wrapped;
     }
     s->mode = mode, s->L = L, s->job = job ? &wrapped : NULL, s->frames = lg.frames, s->batch = lg.batch;
     s->first = lg.first, s->err_lines = 0, s->err[0] = '\0';
@@ -1189,6 +1239,13 @@ static seen *watch(world *w, int mode, lab_loop *L, const char *lp_text, const l
                  s->what, stopped ? ", and your code stopped on that error" : "");
     if (stopped)
         cr_fatal("%s: %s", s->what, failure);
+    if (job)
+        cr_assert(wrapped.frames == job_in.frames && wrapped.batch == job_in.batch &&
+                      wrapped.decode == job_in.decode && wrapped.deliver == job_in.deliver && wrapped.ctx == job_in.ctx,
+                  "%s changed the job it was handed (now frames %d, batch %d%s): it takes the job as a pointer to "
+                  "const: read it, keep your own counts", s->what, wrapped.frames, wrapped.batch,
+                  wrapped.decode != job_in.decode || wrapped.deliver != job_in.deliver || wrapped.ctx != job_in.ctx
+                      ? ", its callbacks or ctx changed too" : "");
     cr_assert(s->ncopies <= MAX_COPIES && s->nsyncs <= MAX_SYNCS && s->nruns <= MAX_RUNS,
               "%s made %d copies, %d waits and event records and %d model runs: far more than its batches need",
               s->what, s->ncopies, s->nsyncs, s->nruns);
@@ -1841,7 +1898,8 @@ XL_TEST(loop, modes, 10, XL_GPU,
         int nb = rnd(5, 9), frames = nb * MODES_BATCH - rnd(0, MODES_BATCH - 1), first = rnd(0, FRAME_FIRST_MAX);
         expect_frames(&w, first, frames);
         lab_job j = open_job(&w, frames, MODES_BATCH, first);
-        int held = mode == M_ASYNC ? (int)rnd(1, nb - 2) : -1; /* a batch the GPU keeps busy: is the next one decoded? */
+        /* a batch the GPU keeps busy: are the next two decoded meanwhile? */
+        int held = mode == M_ASYNC ? (int)rnd(1, nb - 3) : -1;
         if (held >= 0)
             mdl_hold_run(held, MODES_HOLD_MS);
         seen *s = watch(&w, mode, lp.L, lp.text, &j, 0, "decode 30 us a frame");
@@ -1885,6 +1943,14 @@ XL_TEST(loop, modes, 10, XL_GPU,
                       "batch i + 1 while batch i's copy in, model run and copy out run. Before refilling a slot, wait "
                       "only for that slot's own copy in (its event), not for the batch just queued or its stream",
                       s->what, held + 1, late, held, MODES_HOLD_MS);
+            /* batch held + 2 goes into the slot batch held left: its copy in read it long ago, and batch held + 1 runs
+             * on the other stream (or queues behind it): its decode starts as soon as batch held + 1 is queued */
+            late = first_decode_ms(&lg, s, held + 2) - s->runs[held + 1].at_ms;
+            cr_assert(late < MODES_HOLD_MS / 2, "%s: batch %d's first decode began %.1f ms after batch %d's model run "
+                      "was queued, while the kit kept batch %d's model run on the GPU %.0f ms: lab.h: a slot is "
+                      "refilled once its copy in has read it. Batch %d's slot last held batch %d, whose copy in was "
+                      "done: wait for that slot's copy in event, not for its batch's copy out or the whole batch",
+                      s->what, held + 2, late, held + 1, held, MODES_HOLD_MS, held + 2, held);
         } else {
             expect_buffers(&w, s, 1);
             int threads = fr_distinct_threads(w.src), bufs = fr_distinct_dst(w.src);
@@ -2045,6 +2111,45 @@ static void failed_run(world *w, loop_t *lp, int mode, int batch, int where, int
     expect_ok_run(w, s, &lp->c, "");
 }
 
+/* huge_failed_run - mode on lp with a job of nearly INT_MAX frames at batch (within batch - 2 of it: frames + batch
+ * - 1 overflows an int), stopped by a frame of batch slots .. slots + 2 that fails to decode at once: -1, the frames
+ * delivered a prefix of whole batches before the failing one, each right (only the source's first frames are
+ * recorded) */
+static void huge_failed_run(world *w, loop_t *lp, int mode, int batch)
+{
+    int kb = lp->c.slots + rnd(0, 2), frames = INT_MAX - rnd(0, batch - 2), first = rnd(0, FRAME_FIRST_MAX);
+    int k = rnd(kb * batch, (kb + 1) * batch - 1);
+    char label[200], why[1024];
+    expect_frames(w, first, kb * batch);
+    fr_fail_at(w->src, k, 0);
+    int q = kit_quiet_begin(); /* the source says it records only its first frames */
+    lab_job j = open_job(w, frames, batch, first);
+    kit_quiet_end(q);
+    snprintf(label, sizeof label, "a job of nearly INT_MAX frames, frame %d (batch %d) fails to decode at once", k, kb);
+    seen *s = watch(w, mode, lp->L, lp->text, &j, 1, label);
+    fr_fail_at(w->src, -1, 0);
+    cr_assert(s->rc == -1, "%s returned %d: lab.h: frames is any count >= 0, and when decode fails the run returns -1. "
+              "Near INT_MAX, (frames + batch - 1) / batch overflows an int: count the batches in 64 bits", s->what,
+              s->rc);
+    expect_no_error_left(s->what);
+    fr_log lg = fr_log_get(w->src);
+    int p = 0;
+    while (p < lg.frames && lg.frame[p].delivered > 0)
+        p++;
+    for (int f = p; f < lg.frames; f++)
+        cr_assert(lg.frame[f].delivered == 0, "%s: frame %d was delivered but frame %d was not: deliver in order, "
+                  "each batch whole", s->what, f, p);
+    cr_assert(lg.bad_range == 0 && p <= kb * batch, "%s: frames up to %d were delivered (%d calls named frames past "
+              "the first %d): lab.h: none at or past the failing frame's batch (frames %d ..) is delivered", s->what,
+              p - 1, lg.bad_range, lg.frames, kb * batch);
+    if (p > 0) {
+        int bad = fr_check(w->src, w->want, p, why, sizeof why);
+        cr_assert(bad == 0, "%s: of the %d frames it delivered before the failing batch, %d are wrong: %s", s->what, p,
+                  bad, why);
+    }
+    kit_expect_no_device_sync(s->syncs, s->nsyncs, s->what);
+}
+
 XL_TEST(loop, stop, 10, XL_GPU,
         "workers stop when a run ends and sleep between runs; a frame that fails to decode stops the run with -1, its "
         "frames before delivered right and in order, and the loop runs again; lab_loop_destroy joins every thread and "
@@ -2053,7 +2158,7 @@ XL_TEST(loop, stop, 10, XL_GPU,
 {
     const int batch = 16;
     world w;
-    world_open(&w, 16 * batch);
+    world_open(&w, 24 * batch); /* huge_failed_run: the workers may decode 8 slots past batch 10 */
     int mw = max_workers(), first, frames;
     cfg c = {batch, rnd(1, 4), rnd(imin(2, mw), imin(8, mw)), rnd(2, 8)};
     loop_t lp;
@@ -2091,6 +2196,9 @@ XL_TEST(loop, stop, 10, XL_GPU,
     for (int mode = M_BLOCKING; mode <= M_ASYNC; mode++)
         for (int where = FAIL_FIRST; where <= FAIL_LAST; where++)
             failed_run(&w, &lp, mode, batch, where, 0, 0, 0);
+    /* a job of nearly INT_MAX frames (a stream run until decode fails), in each mode */
+    for (int mode = 0; mode < M_COUNT; mode++)
+        huge_failed_run(&w, &lp, mode, batch);
 
     /* destroy right after a pipelined run */
     frames = rnd(3, 8) * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
@@ -2590,7 +2698,7 @@ XL_TEST(speed, latency, 10, XL_TIMED,
                        "results are in. The sweep:\n%s",
                        LAT_FRAMES, x.lp.text, x.cpu_us, LAB_LATENCY_MARGIN * LAB_LATENCY_MS, least_worst, table);
     }
-    int b = lab_choose_batch(pts, 2 * nsw, LAB_LATENCY_MS, LAT_MAX_BATCH);
+    int b = lab_choose_batch_kept(pts, 2 * nsw, LAB_LATENCY_MS, LAT_MAX_BATCH);
     cr_assert(b == want, "lab_choose_batch(your loop's sweep, n %d, bound_ms %g, max_batch %d) = %d, want %d%s. The "
               "sweep (%d frames a point):\n%s", 2 * nsw, LAB_LATENCY_MS, LAT_MAX_BATCH, b, want,
               b == 0 ? " (no batch chosen)" : "", LAT_FRAMES, table);

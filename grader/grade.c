@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -38,6 +39,7 @@
 #include "common/check.h"
 #include "common/cli.h"
 #include "common/cpushare.h"
+#include "common/devlog.h"
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
@@ -49,6 +51,8 @@ extern const char *const xl_lab_id;
 extern const char *const xl_lab_slug;
 
 /* ===== Test side (runs in each test's process) ===== */
+
+#define PERTURB_BYTE 0xa5 /* what free() writes over heap memory in a test (mallopt M_PERTURB; malloc: its complement) */
 
 static char current_test[256]; /* "suite.name" of the running test */
 static int current_kind;       /* the running test's kind: XL_CPU, XL_GPU, XL_TIMED or XL_ALONE */
@@ -217,6 +221,19 @@ void xl_test_begin(int kind, double timeout_s)
     }
     xl_cpu_mark_now(&cpu_test);
     cpu_since = cpu_test; /* a timed check's window starts here, or at the check before it */
+    xl_devlog_watch();
+    /* Heap memory freed is overwritten, and memory malloc hands out is not zero: code that reads its own memory after
+     * freeing it, or counts on a fresh buffer holding zeros, goes wrong here rather than by luck. Not in a speed test,
+     * whose buffers must cost what they cost a student's program. */
+    if (!(kind & XL_ALONE))
+        mallopt(M_PERTURB, PERTURB_BYTE);
+}
+
+/* lab_may_switch - 1 when this lab's grader says XL_LAB_SWITCHES_DEVICES */
+extern const int xl_lab_switches_devices __attribute__((weak));
+static int lab_may_switch(void)
+{
+    return &xl_lab_switches_devices && xl_lab_switches_devices;
 }
 
 void xl_test_complete(const char *suite, const char *name, int kind)
@@ -228,6 +245,11 @@ void xl_test_complete(const char *suite, const char *name, int kind)
             err = cudaDeviceSynchronize();
         cr_assert(err == cudaSuccess, "your code left the GPU with an error: %s%s%s",
                   cudaGetErrorString(err), *xl_cuda_hint(err) ? " - " : "", xl_cuda_hint(err));
+        int last = -1, sets = xl_devlog_sets(&last);
+        cr_assert(sets == 0 || lab_may_switch(),
+                  "your code called cudaSetDevice(%d) on the caller's thread (%d call%s): work on the device the "
+                  "caller made current and leave it so (lab.h); a thread you start may set its own",
+                  last, sets, sets == 1 ? "" : "s");
     }
     snprintf(test, sizeof test, "%s.%s", suite, name);
     if (token_path(path, sizeof path, test, "done") == 0) {
@@ -1072,9 +1094,26 @@ static int supervise(char *argv[])
     }
 }
 
+/* without_heap_cache - runs this program again, once, with glibc's per-thread heap cache off (GLIBC_TUNABLES, read
+ * only when a process starts): a small block freed into that cache is never overwritten, so M_PERTURB (xl_test_begin)
+ * would miss most reads of freed memory. Where the exec fails the grading goes on with the cache. */
+static void without_heap_cache(char *argv[])
+{
+    const char *was = getenv("GLIBC_TUNABLES");
+    char tunables[1024];
+    if (was && strstr(was, "glibc.malloc.tcache_count"))
+        return; /* this is the second run, or the user chose */
+    int n = snprintf(tunables, sizeof tunables, "%s%sglibc.malloc.tcache_count=0", was ? was : "",
+                     was && *was ? ":" : "");
+    if (n < 0 || (size_t)n >= sizeof tunables || setenv("GLIBC_TUNABLES", tunables, 1) != 0)
+        return;
+    execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char *argv[])
 {
     char dir[] = "/tmp/xferlab-tokens-XXXXXX", why[256];
+    without_heap_cache(argv);
     struct criterion_test_set *tests = criterion_initialize();
     int rc = 0, jobs = 1;
     const char *bad;

@@ -57,6 +57,11 @@ typedef struct {
     const char *const xl_lab_id = id;                                        \
     const char *const xl_lab_slug = slug
 
+/* XL_LAB_SWITCHES_DEVICES - in a grader whose lab's contract lets its functions change the current device on the
+ * caller's thread (lab 09: they must put it back): every other lab's tests fail when the code under test calls
+ * cudaSetDevice on the thread that called it (common/devlog.h) */
+#define XL_LAB_SWITCHES_DEVICES const int xl_lab_switches_devices = 1
+
 /* XL_TEST - a graded test worth pts points, with a one-line description and a timeout (s).
  * Write the body in braces after it, as with Criterion's Test. */
 #define XL_TEST(suite, name, pts, kind, desc, timeout_s) XL_TEST_SHOWN(suite, name, pts, kind, "visible", desc, timeout_s)
@@ -86,8 +91,8 @@ void xl_test_begin(int kind, double timeout_s);
  * misses its bar asks about other processes on every device the test used, not only the current one */
 void xl_gpu_used(int d);
 
-/* xl_test_complete - inside a test, at its end: fails if the GPU was left with an error,
- * then writes the completion token that lets the test earn its points */
+/* xl_test_complete - inside a test, at its end: fails if the GPU was left with an error, or (unless the grader says
+ * XL_LAB_SWITCHES_DEVICES) if the code under test called cudaSetDevice on the test's thread, then writes the completion token that lets the test earn its points */
 void xl_test_complete(const char *suite, const char *name, int kind);
 
 /* xl_note - adds a line (printf format) shown with the test's result, pass or fail */

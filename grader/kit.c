@@ -13,6 +13,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/delay.h"
+#include "common/devlog.h"
 #include "common/devmem.h"
 #include "common/faults.h"
 #include "common/timing.h"
@@ -331,6 +332,15 @@ static int failing_once(void *ctx)
     return fired && failed ? 0 : 1;
 }
 
+void kit_expect_failure_path_no_leak(int (*attempt)(void *ctx), void *ctx, long fail_at, const char *what)
+{
+    char w[320];
+    failing_args fa = {attempt, ctx, fail_at};
+    snprintf(w, sizeof w, "%s with its create number %ld failing", what, fail_at + 1);
+    kit_expect_no_heap_leak(failing_once, &fa, w, "where a create fails, free everything malloc'd so far (the struct "
+                            "and its arrays too) on that path, whichever create it was, before returning the failure");
+}
+
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
 {
     char w[320];
@@ -350,12 +360,8 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
             /* the failure paths leak the same way: the first create failing, and the last (all but one made) where
              * a whole create is quick enough to repeat */
             long last = took <= KIT_FAIL_PATH_MS ? k - 1 : 0;
-            for (long f = 0; f < k && f <= last; f = f + 1 < last ? last : f + 1) {
-                failing_args fa = {attempt, ctx, f};
-                snprintf(w, sizeof w, "%s with its create number %ld failing", what, f + 1);
-                kit_expect_no_heap_leak(failing_once, &fa, w, "where a create fails, free everything malloc'd so far "
-                                        "(the struct and its arrays too) before returning the failure");
-            }
+            for (long f = 0; f < k && f <= last; f = f + 1 < last ? last : f + 1)
+                kit_expect_failure_path_no_leak(attempt, ctx, f, what);
             return k;
         }
         cudaError_t left = cudaGetLastError();
@@ -524,7 +530,7 @@ void kit_guarded_call(void (*call)(void *ctx), void *ctx, int *created, int *sto
 
 void kit_use_device(int d)
 {
-    XL_CHECK(cudaSetDevice(d));
+    XL_CHECK(xl_set_device_unlogged(d));
     xl_gpu_used(d);
 }
 
@@ -532,7 +538,7 @@ int kit_peer_enabled(int a, int b)
 {
     int was = 0, on = 0;
     XL_CHECK(cudaGetDevice(&was));
-    XL_CHECK(cudaSetDevice(a));
+    XL_CHECK(xl_set_device_unlogged(a));
     cudaError_t e = xl_peer_enable_unlogged(b);
     if (e == cudaSuccess) /* it was not: back as it was */
         XL_CHECK(xl_peer_disable_unlogged(b));
@@ -540,7 +546,7 @@ int kit_peer_enabled(int a, int b)
         on = e == cudaErrorPeerAccessAlreadyEnabled;
         cudaGetLastError(); /* already enabled, or no path at all: the probe's own error */
     }
-    XL_CHECK(cudaSetDevice(was));
+    XL_CHECK(xl_set_device_unlogged(was));
     return on;
 }
 
@@ -550,12 +556,12 @@ void kit_peer_reset(void)
     XL_CHECK(cudaGetDevice(&was));
     XL_CHECK(cudaGetDeviceCount(&n));
     for (int a = 0; a < n; a++) {
-        XL_CHECK(cudaSetDevice(a));
+        XL_CHECK(xl_set_device_unlogged(a));
         for (int b = 0; b < n; b++)
             if (b != a && xl_peer_disable_unlogged(b) != cudaSuccess)
                 cudaGetLastError(); /* not enabled: nothing to undo */
     }
-    XL_CHECK(cudaSetDevice(was));
+    XL_CHECK(xl_set_device_unlogged(was));
 }
 
 /* device_of - the device p's memory belongs to, -1 for host memory (or memory the runtime does not know) */

@@ -46,6 +46,7 @@ typedef struct lab_group lab_group; /* yours: define it in lab.cu */
  * *peer is 1 when every pair of distinct devices has access both ways (so also with one device), else 0, and then
  * exactly one line on stderr for the whole call names the first pair without it, e.g.
  * "lab_group_create: GPU 0 and GPU 1 have no peer path: their copies go through the host"; nothing printed with 1.
+ * The group keeps its own copy of the devices: the caller may change or free devs once the call returns.
  * Also made here, once: the events lab_ring_exchange needs, each on its rank's device. Each group's are its own:
  * groups may be alive at once, used in turn, and one destroyed while another is still used.
  * NULL, with no direction this call enabled left enabled, nothing held and no error left: for devs or peer NULL, n out
@@ -76,7 +77,7 @@ int lab_peer_copy(void *dst, int dst_dev, const void *src, int src_dev, size_t b
  * waits for nothing else (not for another rank's copy on another stream); work queued after the call on streams[j]
  * sees recv[j] complete. Wait with g's events (cudaEventRecord on a stream of the event's device, cudaStreamWaitEvent
  * on any). No send or recv block overlaps another. bytes 0: 0 and nothing. -1 for g, send, recv or streams NULL, or
- * with bytes > 0 a send[i] or recv[i] NULL. */
+ * with bytes > 0 a send[i] or recv[i] NULL (g, send, recv and streams are checked whatever the bytes, 0 too). */
 int lab_ring_exchange(lab_group *g, void *const *send, void *const *recv, size_t bytes, const cudaStream_t *streams);
 
 /* ===== A kernel reading another GPU's memory ===== */
