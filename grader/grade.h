@@ -120,9 +120,9 @@ typedef struct {
 /* xl_need_text - "need >= 90%" (or "need <= 1.5x", "need >= 0.8") into buf; buf */
 const char *xl_need_text(xl_need need, char *buf, size_t len);
 /* xl_ratio_check - a speed check measured up to three times: measure() fills *ratio and a line of figures;
- * passes at the first sound attempt that meets need; fails with every attempt's figures. A sound attempt that
- * misses need by more than XL_FAR_MISS times, every attempt so far sound, fails at once: no noise seen on
- * these GPUs moves a reading that far, and slow code is not timed three times over. XL_ONE_ATTEMPT=1 measures
+ * passes at the first sound attempt that meets need; fails with every attempt's figures. Two sound attempts in a row
+ * that miss need by more than XL_FAR_MISS times (the second after a pause of XL_FAR_PAUSE_MS), every attempt so far
+ * sound, fail without a third: slow code is not timed three times over. XL_ONE_ATTEMPT=1 measures
  * once (make test, where several gradings share the GPU and a miss is graded again alone). what names the
  * figure for people ("pinned copy speed"); the check is known to the ratio log and make stability by its test's
  * name, suite.name, with "#2", "#3" for a test's second and third checks. */
@@ -157,9 +157,12 @@ void xl_sound_timing(double min_ms, double max_ms, double limit, const char *wha
 #define XL_SOUND_SPREAD 2.0
 #define XL_SOUND_SPREAD_PAGEABLE 3.0
 #define XL_SOUND_SEQ_OVER_IDEAL 1.05
-/* How far a sound reading must miss its bar (half of an "at least" bar, twice an "at most" one) to fail without
- * being measured again. The references' worst first readings on the H100 and H200 missed by at most 1.24x. */
+/* How far a sound reading must miss its bar (half of an "at least" bar, twice an "at most" one), in two attempts in a
+ * row, the second XL_FAR_PAUSE_MS after the first, to fail without a third. The references' worst first readings
+ * in make stability on the H100 and H200 missed by at most 1.24x; but lab 07's packed round trip, the reference's
+ * own code, once read 17% against a bar of 70% on an H100 in a sound attempt (its slow mode lasts about a second). */
 #define XL_FAR_MISS 2.0
+#define XL_FAR_PAUSE_MS 1500
 /* The most cores other processes may keep busy, on average, while a speed figure of a GPU test is measured
  * (common/cpushare.h), or half the cores where there are fewer than 4; past it a low figure is not sound. The kit's
  * thread pool leaves XL_POOL_SPARE (2) cores to others; past them host work spread over threads slows several times

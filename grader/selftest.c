@@ -102,7 +102,8 @@ static void far(void *ctx, double *ratio, char *figures, size_t len)
     snprintf(figures, len, "always 0.3");
 }
 
-XL_TEST(model, ratio_far, 1, XL_ALONE, "a ratio far below its threshold fails at once, not measured again", 5)
+XL_TEST(model, ratio_far, 1, XL_ALONE, "a ratio far below its threshold twice in a row fails, not measured a third time",
+        5)
 {
     xl_ratio_check(far, NULL, XL_AT_LEAST(0.8), "far");
 }
