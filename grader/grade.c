@@ -479,6 +479,7 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
     next_check(check, sizeof check);
     snprintf(what, sizeof what, "%s (%s)", name, xl_need_text(need, bar, sizeof bar));
     int far = 0, far_row = 0, attempts = xl_env_on("XL_ONE_ATTEMPT") ? 1 : 3;
+    int at_once = attempts == 1 || xl_env_on("XL_FAR_AT_ONCE"); /* one far miss decides */
     double best = NAN; /* the sound attempts' best reading */
     for (int attempt = 1; attempt <= attempts && !far; attempt++) {
         double ratio = 0;
@@ -506,8 +507,8 @@ void xl_ratio_check(xl_measure_fn measure, void *ctx, xl_need need, const char *
         if (!unsound_why[0] && isfinite(ratio) && (isnan(best) || (need.at_least ? ratio > best : ratio < best)))
             best = ratio;
         far_row = !why[0] && far_miss(ratio, need) ? far_row + 1 : 0; /* every attempt so far sound */
-        far = far_row >= 2 || (far_row == 1 && attempts == 1);
-        if (far_row == 1 && attempt < attempts) /* a slow spell of the host, not the code, passes in a second */
+        far = far_row >= 2 || (far_row == 1 && at_once);
+        if (far_row == 1 && !far && attempt < attempts) /* a slow spell of the host, not the code, passes in a second */
             usleep(XL_FAR_PAUSE_MS * 1000);
     }
     if (why[0]) /* the measurement, not the code, is in doubt: neither pass nor fail */

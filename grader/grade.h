@@ -122,7 +122,8 @@ const char *xl_need_text(xl_need need, char *buf, size_t len);
 /* xl_ratio_check - a speed check measured up to three times: measure() fills *ratio and a line of figures;
  * passes at the first sound attempt that meets need; fails with every attempt's figures. Two sound attempts in a row
  * that miss need by more than XL_FAR_MISS times (the second after a pause of XL_FAR_PAUSE_MS), every attempt so far
- * sound, fail without a third: slow code is not timed three times over. XL_ONE_ATTEMPT=1 measures
+ * sound, fail without a third: slow code is not timed three times over (XL_FAR_AT_ONCE=1: the first decides, as
+ * make test grades the planted mutants, whose code is known slow). XL_ONE_ATTEMPT=1 measures
  * once (make test, where several gradings share the GPU and a miss is graded again alone). what names the
  * figure for people ("pinned copy speed"); the check is known to the ratio log and make stability by its test's
  * name, suite.name, with "#2", "#3" for a test's second and third checks. */

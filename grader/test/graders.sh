@@ -245,6 +245,7 @@ section "planted mutants a speed or timed figure must judge, each graded alone (
 for a in ${alone[@]+"${alone[@]}"}; do
     read -r slug name targets <<<"$a"
     d=$slug-mutant-$name-alone
+    export XL_FAR_AT_ONCE=1 # a planted mutant's far miss decides at once: its code is known slow, no pause to confirm
     grade "$B/bin/$slug-mutant-$name" "$d" --filter="$(filter_of $targets)"
     for t in $targets; do
         read -r s m st <<<"$(score "$LOG/$d/points.tsv" "$t" 2>/dev/null)"
@@ -260,6 +261,7 @@ for a in ${alone[@]+"${alone[@]}"}; do
         else bad "$slug mutant $name: still earns ${s:-?}/${m:-?} on $t, ${st:-no result}, graded alone (log: $LOG/$d.log)"; fi
     done
 done
+unset XL_FAR_AT_ONCE
 
 # ===== Linear speed credit at its default floor: no planted mutant a speed test kills earns a point =====
 planted_logs=() # NAME=FILE of every sound reading of the planted mutants on their targets, beside others and alone
