@@ -30,7 +30,8 @@ typedef void (*lab_work_fn)(cudaStream_t stream, void *ctx);
  * run timed on its own; fills out->median_ms, min_ms, max_ms (device time, ms) and
  * out->reps. Must wait for the GPU: a run's time includes all the work it enqueued.
  * Runs are timed on stream itself, so work queued on stream before the call is part of
- * no run, and it waits for stream only: work on other streams may still run when it returns. For an even reps the median is the mean of the two middle runs (as xl_median).
+ * no run, and it waits for stream only: work on other streams may still run when it returns. For an even reps the
+ * median is the mean of the two middle runs (as xl_median).
  * Releases every event it creates before returning.
  * Arguments: warmup >= 0, 1 <= reps <= 1024. Returns 0, or -1 on bad arguments (then it
  * calls work not at all). */

@@ -80,10 +80,10 @@ int lab_fetch_packed(lab_packer *p, const lab_piece *pieces, int n, cudaStream_t
 int lab_send_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 int lab_fetch_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 
-/* Every send and fetch: 0, or -1 with a one-line message before any work (nothing copied, nothing queued, nothing
- * kept, no CUDA error left) for p (the packed ones) or pieces NULL (n == 0 too), n < 0, n above the packer's
- * max_pieces, a piece of 1 byte or more with host or dev NULL, or pieces whose bytes add up to more than the
- * packer's max_bytes (or past SIZE_MAX). Otherwise n == 0 is 0 and does nothing. The packed path takes any stream, the legacy stream 0
+/* Every send and fetch: 0, or -1 with a one-line message before any work (nothing copied, nothing queued, nothing kept,
+ * no CUDA error left) for p (the packed ones) or pieces NULL (n == 0 too), n < 0, n above the packer's max_pieces, a
+ * piece of 1 byte or more with host or dev NULL, or pieces whose bytes add up to more than the packer's max_bytes (or
+ * past SIZE_MAX). Otherwise n == 0 is 0 and does nothing. The packed path takes any stream, the legacy stream 0
  * included; cudaMemcpyBatchAsync refuses the legacy stream, so the batch calls need a stream of the caller's. */
 
 /* lab_pack_pays_below - the piece size in bytes under which packing pays: a loop of copies sends a piece of s

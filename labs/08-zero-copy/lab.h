@@ -89,13 +89,13 @@ typedef enum {
 void *lab_managed_alloc(size_t bytes, lab_advice advice);
 
 /* The three ways. Each reads the job reps times: reps passes of lab_gather's work (out[k] gains reps times element k;
- * one kernel a pass or a kernel that loops, as you like). Every pass loads its elements from the array again, after
- * the pass before has read all of them (reps passes cost reps passes: zero-copy carries the bytes read across the link
- * reps times); adding reps x an element loaded once is one pass, not reps. Everything is queued on stream, the legacy stream 0 too,
- * after the work already queued there; each returns without waiting for the device or any other stream, and work
- * queued on stream afterwards sees out complete. A call creates nothing (no buffer, stream or event: the caller
- * gives what it needs) and holds nothing when it returns. Launch kernels with <<< >>>, on stream (the kit records
- * launches there). reps 0 or pat.count 0: 0, and nothing done, once the refusals below are checked. */
+ * one kernel a pass or a kernel that loops, as you like). Every pass loads its elements from the array again, after the
+ * pass before has read all of them (reps passes cost reps passes: zero-copy carries the bytes read across the link reps
+ * times); adding reps x an element loaded once is one pass, not reps. Everything is queued on stream, the legacy stream
+ * 0 too, after the work already queued there; each returns without waiting for the device or any other stream, and work
+ * queued on stream afterwards sees out complete. A call creates nothing (no buffer, stream or event: the caller gives
+ * what it needs) and holds nothing when it returns. Launch kernels with <<< >>>, on stream (the kit records launches
+ * there). reps 0 or pat.count 0: 0, and nothing done, once the refusals below are checked. */
 
 /* lab_read_copied - copy everything, then read: src is host memory, pinned or pageable, read in stream order (the
  * caller keeps it unchanged until stream's work is done); one cudaMemcpyAsync of all n elements into dev (device
