@@ -224,7 +224,8 @@ void xl_test_begin(int kind, double timeout_s)
     xl_devlog_watch();
     /* Heap memory freed is overwritten, and memory malloc hands out is not zero: code that reads its own memory after
      * freeing it, or counts on a fresh buffer holding zeros, goes wrong here rather than by luck. Not in a speed test,
-     * whose buffers must cost what they cost a student's program. */
+     * whose buffers must cost what they cost a student's program (glibc's per-thread cache is off in every test:
+     * without_heap_cache). */
     if (!(kind & XL_ALONE))
         mallopt(M_PERTURB, PERTURB_BYTE);
 }
