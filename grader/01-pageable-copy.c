@@ -1107,16 +1107,6 @@ static void expect_fds_closed(int before, const char *call)
               "that returns, -1 included", call, now - before, now - before == 1 ? "" : "s");
 }
 
-/* expect_points_kept - fails unless the n points at p still equal their copy kept (lab.h hands them over const) */
-static void expect_points_kept(const lab_point *p, const lab_point *kept, int n, const char *call)
-{
-    for (int i = 0; i < n; i++)
-        cr_assert(memcmp(&p[i], &kept[i], sizeof *p) == 0,
-                  "%s changed point %d of the points it was given (now %zu bytes, median %g ms; it was %zu bytes, "
-                  "%g ms): they are const, leave them as they were", call, i, p[i].bytes, p[i].t.median_ms,
-                  kept[i].bytes, kept[i].t.median_ms);
-}
-
 /* random_points - n plausible sweep points with fresh random times and sizes (not powers of two; the last one past
  * 2 GiB, where a size printed as an int goes wrong) */
 static void random_points(lab_point *p, int n, uint64_t seed)
@@ -1165,8 +1155,8 @@ static int csv_said(const char *path, const lab_point *h2d, const lab_point *d2h
     int lines = kit_capture_end(saved, said, sizeof said);
     snprintf(call, sizeof call, "lab_write_csv(\"%s\", h2d, d2h, %d), returning %d,", path, n, rc);
     expect_fds_closed(fds, call);
-    expect_points_kept(h2d, keep[0], n, call);
-    expect_points_kept(d2h, keep[1], n, call);
+    kit_expect_unchanged(h2d, keep[0], n, sizeof *h2d, call, "points");
+    kit_expect_unchanged(d2h, keep[1], n, sizeof *d2h, call, "points");
     snprintf(call, sizeof call, "lab_write_csv(\"%s\", h2d, d2h, %d)", path, n);
     if (rc == -1)
         kit_expect_one_line(saved, lines, said, call, "-1");
@@ -1210,8 +1200,8 @@ static void expect_csv(int n, int existed)
     unlink(path);
     rmdir(dir);
     expect_fds_closed(fds, call); /* the grader's own reading of the file is closed by now */
-    expect_points_kept(h2d, keep[0], n, call);
-    expect_points_kept(d2h, keep[1], n, call);
+    kit_expect_unchanged(h2d, keep[0], n, sizeof *h2d, call, "points");
+    kit_expect_unchanged(d2h, keep[1], n, sizeof *d2h, call, "points");
     cr_assert(rc == 0, "lab_write_csv(path, h2d, d2h, n = %d) returned %d: it returns -1 only when the file cannot be "
               "written%s", n, rc, n == 0 ? " (no points: the header alone)" : "");
     cr_assert(written, "lab_write_csv returned 0 but %s does not exist", path);
@@ -1360,7 +1350,7 @@ static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
     lab_point keep[64];
     memcpy(keep, pts, n * sizeof *pts);
     xl_expect_ok(lab_fit(pts, n, &l, &b), "lab_fit");
-    expect_points_kept(pts, keep, n, "lab_fit");
+    kit_expect_unchanged(pts, keep, n, sizeof *pts, "lab_fit", "points");
     cr_assert(fabs(b / kit_b - 1) < 0.005 && fabs(l - kit_l) < 0.01 * fabs(kit_l) + 0.05,
               "%s: you fitted L = %.3f us, B = %.3f GB/s; the kit fits L = %.3f us, B = %.3f GB/s "
               "(need B within 0.5%% and L within 1%%; is every point weighted by 1/T^2?)",
@@ -1399,7 +1389,7 @@ static int fit_said(const lab_point *p, int n, double *l, double *b)
     int rc = lab_fit(p, n, l, b);
     int lines = kit_capture_end(saved, said, sizeof said);
     snprintf(call, sizeof call, "lab_fit(points, %d, &l, &b)", n);
-    expect_points_kept(p, keep, n, call);
+    kit_expect_unchanged(p, keep, n, sizeof *p, call, "points");
     if (rc == -1)
         kit_expect_one_line(saved, lines, said, call, "-1");
     return rc;
@@ -1429,7 +1419,7 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
         lab_point keep[64];
         memcpy(keep, p, n * sizeof *p);
         int rc = lab_fit(p, n, &l, &b);
-        expect_points_kept(p, keep, n, "lab_fit on exact data");
+        kit_expect_unchanged(p, keep, n, sizeof *p, "lab_fit on exact data", "points");
         cr_assert(rc == 0, "lab_fit returned %d on exact data, %d points from %zu to %zu bytes, made with L = %.4f us "
                   "and B = %.4f GB/s: every time is positive and grows with the size, so a line fits%s",
                   rc, n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps,

@@ -517,12 +517,9 @@ static void call(int which, lab_packer *p, const lab_piece *pieces, int n, cudaS
     }
     if (stopped)
         cr_fatal("%s: %s", what, failure);
-    for (int i = 0; i < kept; i++)
-        cr_assert(memcmp(&before[i], &pieces[i], sizeof *pieces) == 0,
-                  "%s: %s changed piece %d of the caller's array (now host %p, dev %p, %zu bytes; it was host %p, dev "
-                  "%p, %zu bytes): lab.h hands the pieces in as const; read them, and keep what you need in your own "
-                  "memory", what, call_names[which], i, pieces[i].host, pieces[i].dev, pieces[i].bytes,
-                  before[i].host, before[i].dev, before[i].bytes);
+    char who[400];
+    snprintf(who, sizeof who, "%s: %s", what, call_names[which]);
+    kit_expect_unchanged(pieces, before, kept, sizeof *pieces, who, "pieces");
     expect_allowed_waits(c, which, s, what);
 }
 

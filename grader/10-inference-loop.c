@@ -25,7 +25,6 @@
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -455,18 +454,6 @@ static sweep *sw_new(sweep *s, const char *name)
     return s;
 }
 
-/* expect_const_kept - the n items of size bytes each at copy (taken before call) are still those at p: call, which
- * takes p as a pointer to const, wrote nothing there. what names the call and its arguments, item the items */
-static void expect_const_kept(const void *p, const void *copy, int n, size_t size, const char *what, const char *item)
-{
-    const unsigned char *a = p, *b = copy;
-    for (int i = 0; i < n; i++)
-        if (memcmp(a + (size_t)i * size, b + (size_t)i * size, size) != 0)
-            cr_fatal("%s changed the caller's %s: number %d of %d is not what was passed (a value changed, or the "
-                     "order). It takes them as a pointer to const: work on a copy of your own (sort a copy, never the "
-                     "caller's array)", what, item, i, n);
-}
-
 /* lab_choose_batch_kept - lab_choose_batch(pts, n, bound, max_batch), which must leave the caller's points as they
  * were (n > 0 and pts not NULL: compared with a copy taken before the call) */
 static int lab_choose_batch_kept(const lab_point *pts, int n, double bound, int max_batch)
@@ -480,7 +467,7 @@ static int lab_choose_batch_kept(const lab_point *pts, int n, double bound, int 
         char what[160];
         snprintf(what, sizeof what, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d)", n, bound,
                  max_batch);
-        expect_const_kept(pts, copy, n, sizeof *pts, what, "points");
+        kit_expect_unchanged(pts, copy, n, sizeof *pts, what, "points");
     }
     return got;
 }
@@ -1066,17 +1053,10 @@ typedef struct {
 
 static run_wrap RW = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* heap_in_use - the host heap in use: every arena's chunks and the blocks malloc mapped on their own (kit_held's) */
-static size_t heap_in_use(void)
-{
-    struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;
-}
-
 /* heap_seen - the heap in use now, into RW.peak */
 static void heap_seen(void)
 {
-    size_t h = heap_in_use();
+    size_t h = kit_heap_now();
     pthread_mutex_lock(&RW.lock);
     if (h > RW.peak)
         RW.peak = h;
@@ -1104,9 +1084,9 @@ static void watched_call(void *ctx)
 {
     seen *s = ctx;
     s->rc = -1;
-    RW.heap0 = RW.peak = RW.heap1 = heap_in_use();
+    RW.heap0 = RW.peak = RW.heap1 = kit_heap_now();
     s->rc = run_mode(s->mode, s->L, s->job);
-    RW.heap1 = heap_in_use();
+    RW.heap1 = kit_heap_now();
 }
 
 /* stream_text - a stream as messages name it */

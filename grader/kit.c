@@ -245,17 +245,26 @@ long kit_rand_int(long lo, long hi)
     return hi <= lo ? lo : lo + (long)kit_rand(0, (uint64_t)(hi - lo));
 }
 
-/* heap_now - host heap bytes in use: the main arena's chunks and the blocks malloc mapped on their own */
-static size_t heap_now(void)
+size_t kit_heap_now(void)
 {
     struct mallinfo2 m = mallinfo2();
     return m.uordblks + m.hblkhd;
 }
 
+void kit_expect_unchanged(const void *p, const void *copy, int n, size_t size, const char *what, const char *item)
+{
+    const unsigned char *a = p, *b = copy;
+    for (int i = 0; i < n; i++)
+        if (memcmp(a + (size_t)i * size, b + (size_t)i * size, size) != 0)
+            cr_fatal("%s changed the caller's %s: number %d of %d is not what was passed (a value changed, or the "
+                     "order). lab.h hands them in as const: read them, and work on a copy of your own", what, item, i,
+                     n);
+}
+
 kit_held kit_held_now(void)
 {
     release_word(); /* the kit's own, made before any count */
-    kit_held h = {xl_pinned_now(), xl_resources_now(), heap_now()};
+    kit_held h = {xl_pinned_now(), xl_resources_now(), kit_heap_now()};
     return h;
 }
 
@@ -294,11 +303,11 @@ void kit_expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *w
     size_t grew[KIT_HEAP_ROUNDS] = {0}, bar = (size_t)reps * KIT_HEAP_PER_CALL, least = SIZE_MAX, all = 0;
     for (int r = 0; r < KIT_HEAP_ROUNDS && least > bar; r++) {
         int quiet = kit_quiet_begin(); /* the calls' own lines, as many times over: the first call's are above */
-        size_t h0 = heap_now();
+        size_t h0 = kit_heap_now();
         int failed = 0;
         for (int i = 0; i < reps && !failed; i++)
             failed = attempt(ctx) != 0;
-        size_t h1 = heap_now();
+        size_t h1 = kit_heap_now();
         kit_quiet_end(quiet);
         cr_assert(failed == 0, "%s failed when called again (its message was kept out of the output; the first call's "
                   "is above)", what);

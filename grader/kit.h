@@ -130,6 +130,14 @@ typedef struct {
 #define KIT_FAIL_PATH_MS 20.0 /* a create at most this long has its last failure path repeated in those rounds too
                                * (lab 10's, which starts threads and cuBLAS, takes longer: its first path only) */
 
+/* kit_heap_now - host heap bytes in use (mallinfo2: every arena's chunks and the blocks malloc mapped on their own),
+ * as kit_held counts it */
+size_t kit_heap_now(void);
+
+/* kit_expect_unchanged - fails unless the n items of size bytes at p equal copy, taken before a call that takes them
+ * as a pointer to const (a job, points, pieces); what names the call and its arguments, item the items ("points") */
+void kit_expect_unchanged(const void *p, const void *copy, int n, size_t size, const char *what, const char *item);
+
 /* kit_held_now - the counts now (it first makes the kit's own pinned word that ends the narrow-wait tests' kernel
  * early, once a process, so that it never counts as a call's) */
 kit_held kit_held_now(void);
