@@ -60,6 +60,12 @@ WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaStreamWaitEvent cudaEventRecord \
   cudaEventRecordWithFlags pthread_create pthread_join pthread_detach cudaSetDevice
 WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
+# The calls a lab's own code must never make (common/labcalls.h: a wait for the whole device, a change of its flags,
+# a reset): renamed in each lab object (student, reference, planted and generated mutants) right after nvcc makes
+# it, so that they reach the kit's counters as xl_lab_NAME while the kit's and the grader's own calls keep their names.
+LAB_RENAMED := cudaDeviceSynchronize cudaSetDeviceFlags cudaDeviceReset
+OBJCOPY ?= objcopy
+RENAME_LAB_CALLS = $(OBJCOPY) $(foreach f,$(LAB_RENAMED),--redefine-sym $(f)=xl_lab_$(f)) $@
 # A lab's own libraries, LIBS_NN-slug, on every link of that lab (explorers, graders, planted and generated mutants:
 # grader/mutate/mutate.mk links with lab_wrap too). Lab 10's model runs on cuBLAS, the toolkit's shared library: it
 # is found at run time through an rpath to the toolkit it was linked against (CUDA_HOME, from where nvcc is).
@@ -103,6 +109,15 @@ $(B)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(QUIET_NVCC)$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 
+# a lab's own code, the student's or the reference's: its forbidden calls renamed (RENAME_LAB_CALLS)
+$(B)/obj/labs/%/lab.o: labs/%/lab.cu
+	@mkdir -p $(dir $@)
+	$(QUIET_NVCC)$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@ && $(RENAME_LAB_CALLS)
+
+$(B)/obj/solutions/%/lab.o: solutions/%/lab.cu
+	@mkdir -p $(dir $@)
+	$(QUIET_NVCC)$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@ && $(RENAME_LAB_CALLS)
+
 $(LIBXL): $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -135,7 +150,7 @@ $(B)/mutants/$(1)/%.cu: grader/mutants/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY
 	$$(QUIET_GEN)python3 $(APPLY_DIFF) $$< $$@
 $(B)/obj/mutants/$(1)/%.o: $(B)/mutants/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
-	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@
+	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@ && $$(RENAME_LAB_CALLS)
 $(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)

@@ -40,6 +40,7 @@
 #include "common/cli.h"
 #include "common/cpushare.h"
 #include "common/devlog.h"
+#include "common/labcalls.h"
 #include "common/env.h"
 #include "common/gpu.h"
 #include "common/gpushare.h"
@@ -222,6 +223,7 @@ void xl_test_begin(int kind, double timeout_s)
     xl_cpu_mark_now(&cpu_test);
     cpu_since = cpu_test; /* a timed check's window starts here, or at the check before it */
     xl_devlog_watch();
+    xl_labcalls_reset();
     /* Heap memory freed is overwritten, and memory malloc hands out is not zero: code that reads its own memory after
      * freeing it, or counts on a fresh buffer holding zeros, goes wrong here rather than by luck. Not in a speed test,
      * whose buffers must cost what they cost a student's program (glibc's per-thread cache is off in every test:
@@ -235,6 +237,24 @@ extern const int xl_lab_switches_devices __attribute__((weak));
 static int lab_may_switch(void)
 {
     return &xl_lab_switches_devices && xl_lab_switches_devices;
+}
+
+/* expect_no_forbidden_calls - fails the test when the lab's code made a call lab.h forbids (common/labcalls.h): each
+ * one touches work and state that are not the lab's */
+static void expect_no_forbidden_calls(void)
+{
+    static const char *const why[XL_LAB_CALLS] = {
+        [XL_LAB_DEVICE_SYNC] = "it waits for all of the device's work, the caller's and other streams' too: wait for "
+                               "your own work only (cudaStreamSynchronize on your stream, or your event)",
+        [XL_LAB_SET_FLAGS] = "it changes how the device behaves for every caller: leave its flags as the caller set "
+                             "them",
+        [XL_LAB_RESET] = "it destroys every buffer, stream and event on the device, the caller's too",
+    };
+    for (int c = 0; c < XL_LAB_CALLS; c++) {
+        int n = xl_labcalls_count(c);
+        cr_assert(n == 0, "your code called %s (%d call%s): %s (lab.h)", xl_labcalls_name(c), n, n == 1 ? "" : "s",
+                  why[c]);
+    }
 }
 
 void xl_test_complete(const char *suite, const char *name, int kind)
@@ -251,6 +271,7 @@ void xl_test_complete(const char *suite, const char *name, int kind)
                   "your code called cudaSetDevice(%d) on the caller's thread (%d call%s): work on the device the "
                   "caller made current and leave it so (lab.h); a thread you start may set its own",
                   last, sets, sets == 1 ? "" : "s");
+        expect_no_forbidden_calls();
     }
     snprintf(test, sizeof test, "%s.%s", suite, name);
     if (token_path(path, sizeof path, test, "done") == 0) {

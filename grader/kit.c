@@ -211,11 +211,15 @@ double kit_ms_beside_busy_each(void (*call)(void *ctx, int k), void *ctx, int n,
 void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void *p), const char *name,
                              const char *why)
 {
-    static const size_t sizes[] = {1, 4097, (64u << 20) + 3};
-    for (int i = 0; i < 3; i++) {
+    /* the last size is fresh in each run, so that no size threshold inside alloc goes unseen */
+    const size_t sizes[] = {1, 4097, (64u << 20) + 3, (size_t)kit_rand(256u << 20, 1u << 30) | 1};
+    for (int i = 0; i < (int)(sizeof sizes / sizeof *sizes); i++) {
         unsigned char *p = alloc(sizes[i]);
+        char call[64];
         cr_assert(p != NULL, "%s(%zu) returned NULL", name, sizes[i]);
         cr_assert(kit_is_pinned(p), "%s(%zu) returned pageable memory: %s", name, sizes[i], why);
+        snprintf(call, sizeof call, "%s(%zu)", name, sizes[i]);
+        kit_expect_not_write_combined(p, call);
         memset(p, 7, sizes[i]);
         cr_assert(p[sizes[i] - 1] == 7, "%s(%zu): the last byte cannot be written", name, sizes[i]);
         release(p);

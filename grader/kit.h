@@ -60,9 +60,9 @@ void *kit_dev_alloc(size_t bytes);
  * still hold the poison; what names the operation in the message */
 void kit_expect_dev_bytes(const void *dev, const void *want, size_t bytes, size_t guard, const char *what);
 
-/* kit_expect_pinned_alloc - alloc of 1, 4097 and 64 MiB + 3 bytes must give writable page-locked memory,
- * released by release (which must also take NULL); name is the student's function, why says what pageable
- * memory would cost in this lab */
+/* kit_expect_pinned_alloc - alloc of 1, 4097, 64 MiB + 3 bytes and a fresh odd size from 256 MiB to 1 GiB must give
+ * writable page-locked memory that is not write-combined, released by release (which must also take NULL); name is
+ * the student's function, why says what pageable memory would cost in this lab */
 void kit_expect_pinned_alloc(void *(*alloc)(size_t bytes), void (*release)(void *p), const char *name,
                              const char *why);
 

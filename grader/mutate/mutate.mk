@@ -19,7 +19,7 @@ $(MUTATE_DIR)/$(1)/%.cu: $(MUTATE_DIR)/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY
 	$$(QUIET_GEN)python3 $(APPLY_DIFF) $$< $$@
 $(MUTATE_DIR)/$(1)/obj/%.o: $(MUTATE_DIR)/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
-	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@
+	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@ && $$(RENAME_LAB_CALLS)
 $(MUTATE_DIR)/$(1)/bin/%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(MUTATE_DIR)/$(1)/obj/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $$(MUTATE_RPATH) $(call lab_wrap,$(1)) $(LDLIBS)

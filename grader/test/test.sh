@@ -79,6 +79,19 @@ for t in $B/bin/unit-*; do
         grep -B3 'FAIL' "$LOG/$name.log" | sed 's/^/        /' | head -20
     fi
 done
+# the calls a lab's code must never make (common/labcalls.h) reach the kit's count: no lab object calls them by their
+# own names, and the planted mutants that make one call it by the name the Makefile gave it (RENAME_LAB_CALLS)
+raw='' renamed=0
+for o in $B/obj/labs/*/lab.o $B/obj/solutions/*/lab.o $B/obj/mutants/*/*.o; do
+    [ -f "$o" ] || continue
+    u=$(nm -u "$o" 2>/dev/null)
+    ! grep -qwE 'cudaDeviceSynchronize|cudaSetDeviceFlags|cudaDeviceReset' <<<"$u" || raw="$raw ${o#$B/obj/}"
+    ! grep -qE 'xl_lab_cuda' <<<"$u" || renamed=$((renamed + 1))
+done
+if [ -n "$raw" ]; then bad "lab objects call a forbidden CUDA call by its own name, unseen by the kit:$raw"
+elif ! ls $B/obj/mutants/*/*.o >/dev/null 2>&1; then ok "lab objects: no forbidden CUDA call by its own name"
+elif [ $renamed -gt 0 ]; then ok "lab objects: the forbidden CUDA calls of $renamed planted mutants reach the kit's count"
+else bad "lab objects: no planted mutant's forbidden CUDA call was renamed for the kit's count (RENAME_LAB_CALLS)"; fi
 . grader/test/graders.sh
 . grader/test/busy.sh
 [ ! -f grader/test/mutate.sh ] || . grader/test/mutate.sh
