@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,10 @@ XL_LAB("01", "pageable-copy");
 #define WARMUP_MS 0.4              /* scripted warm-ups: faster than every timed run, so a timed warm-up shows */
 #define STAT_TOL_MS 0.2            /* every wrong statistic of the scripted runs lies 0.45 ms or more away; events
                                     * time a run to within a few us (0.2 ms leaves room for a slow launch) */
-#define LEGACY_BUSY_NS 30000000ull /* the legacy stream kept busy 30 ms ahead of a small copy */
+/* the legacy stream kept busy ahead of a small copy: a fresh 150 to 400 ms, longer than a wait that gives up after
+ * a while (polls a set number of times, or for a set time) lasts */
+#define LEGACY_BUSY_NS ((uint64_t)kit_rand(150000000ull, 400000000ull))
+#define NARROW_HOLD_NS 2000000000ull /* a kernel on a non-blocking stream, ended by the grader once lab_copy returns */
 #define BAND_BUSY_NS 2000000ull    /* and 2 ms ahead of each larger one (kept short: other tests time beside them) */
 #define STALE_BYTE 0x5A            /* what work queued ahead writes: neither the poison nor the data */
 #define LOG_MAX (1 << 14)          /* copies recorded per checked sweep */
@@ -383,9 +387,78 @@ static int timer_refused(void *ctx)
     return rc == -1 && sc.calls == 0 ? 0 : -1;
 }
 
+#define TWIN_REPS 12     /* timed runs of each of the two threads' lab_time_gpu calls at once */
+#define TWIN_TOL_MS 1.0  /* how far a thread's figures may be from its own runs; the other thread's are 3 ms away */
+
+/* One of two lab_time_gpu calls made at once, from threads of their own, on streams of their own. */
+typedef struct {
+    script sc;
+    xl_timing t;
+    int rc, device;
+    pthread_barrier_t *start;
+} twin_timer;
+
+/* twin_time - a thread of its own: lab_time_gpu(warmup 0, reps TWIN_REPS) of t->sc, on the test's device, started
+ * together with the other thread (no assert here: it runs beside the test's thread) */
+static void *twin_time(void *arg)
+{
+    twin_timer *t = arg;
+    if (cudaSetDevice(t->device) != cudaSuccess) {
+        t->rc = -2;
+        return NULL;
+    }
+    pthread_barrier_wait(t->start);
+    t->rc = lab_time_gpu(scripted_work, &t->sc, t->sc.want, 0, TWIN_REPS, &t->t);
+    return NULL;
+}
+
+/* expect_twin_timers - two threads call lab_time_gpu at once, each on a stream of its own, one timing runs of a ms
+ * and the other runs of a + 3 ms or more: each call must report its own runs (samples kept in one array shared by
+ * every call, static, show the other thread's) */
+static void expect_twin_timers(void)
+{
+    twin_timer tw[2];
+    pthread_t thr[2];
+    pthread_barrier_t start;
+    int device = 0;
+    double a = 1.0 + 0.1 * (double)kit_rand_int(0, 10), ms[2] = {a, a + 3.0 + 0.1 * (double)kit_rand_int(0, 10)};
+    XL_CHECK(cudaGetDevice(&device));
+    cr_assert(pthread_barrier_init(&start, NULL, 2) == 0, "grader error: pthread_barrier_init failed");
+    for (int k = 0; k < 2; k++) {
+        tw[k] = (twin_timer){.sc = {0, 0, ms[k], {0}, kit_stream(), 0, NULL, 0}, .device = device, .start = &start};
+        xl_poison(&tw[k].t, sizeof tw[k].t);
+    }
+    for (int k = 0; k < 2; k++)
+        cr_assert(pthread_create(&thr[k], NULL, twin_time, &tw[k]) == 0, "grader error: pthread_create failed");
+    for (int k = 0; k < 2; k++)
+        pthread_join(thr[k], NULL);
+    pthread_barrier_destroy(&start);
+    for (int k = 0; k < 2; k++) {
+        const xl_timing *t = &tw[k].t;
+        cr_assert(tw[k].rc != -2, "grader error: cudaSetDevice(%d) failed on a thread of the grader", device);
+        xl_expect_ok(tw[k].rc, "lab_time_gpu");
+        expect_own_stream(&tw[k].sc, 0, TWIN_REPS);
+        cr_assert(tw[k].sc.calls == TWIN_REPS && t->reps == TWIN_REPS,
+                  "lab_time_gpu(warmup 0, reps %d), called from two threads at once: one call called the work %d times "
+                  "and set out->reps to %d (need %d each)",
+                  TWIN_REPS, tw[k].sc.calls, t->reps, TWIN_REPS);
+        double off = fmax(fabs(t->median_ms - ms[k]), fmax(fabs(t->min_ms - ms[k]), fabs(t->max_ms - ms[k])));
+        xl_timed_check(off, XL_AT_MOST(TWIN_TOL_MS), "a thread's median, min or max, the farthest from its own runs (ms)",
+                       "lab_time_gpu(warmup 0, reps %d) was called from two threads at once, each on a stream of its "
+                       "own: one timing runs of %.1f ms, the other runs of %.1f ms. The call timing %.1f ms runs reported "
+                       "median %.3f, min %.3f, max %.3f ms (need each within %.1f ms of %.1f). Keep each call's samples "
+                       "in memory of that call (on its stack, or allocated and freed by it), never in a static array "
+                       "that every call shares",
+                       TWIN_REPS, ms[0], ms[1], ms[k], t->median_ms, t->min_ms, t->max_ms, TWIN_TOL_MS, ms[k]);
+    }
+    for (int k = 0; k < 2; k++)
+        XL_CHECK(cudaStreamDestroy(tw[k].sc.want));
+}
+
 XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
         "lab_time_gpu calls the work warmup + reps times for any warmup and reps, times only the reps runs and "
-        "reports their median, min and max; bad arguments give -1", 10)
+        "reports their median, min and max, also when two threads call it at once; bad arguments give -1 and leave "
+        "out as it was", 10)
 {
     static const int bad[3][2] = {{2, 0}, {2, 1025}, {-1, 3}}; /* warmup, reps */
     cudaStream_t s = kit_stream();
@@ -395,8 +468,10 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
     kit_held before = kit_held_now();
     for (int i = 0; i < 3; i++) {
         script sc = {0, 0, WARMUP_MS, {0}, s, 0, NULL, 0};
-        xl_timing out = {0};
+        xl_timing out, poison;
         char said[512], call[64];
+        xl_poison(&out, sizeof out);
+        memcpy(&poison, &out, sizeof out);
         int saved = kit_capture_begin();
         int rc = lab_time_gpu(scripted_work, &sc, s, bad[i][0], bad[i][1], &out);
         int lines = kit_capture_end(saved, said, sizeof said);
@@ -406,6 +481,8 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
                   bad[i][0], bad[i][1], rc, sc.calls);
         snprintf(call, sizeof call, "lab_time_gpu(warmup %d, reps %d)", bad[i][0], bad[i][1]);
         kit_expect_one_line(saved, lines, said, call, "-1");
+        cr_assert(memcmp(&out, &poison, sizeof out) == 0,
+                  "%s returned -1 but wrote into *out: a refused call leaves the caller's out as it was", call);
     }
     kit_expect_released(before, "lab_time_gpu with bad arguments");
     kit_expect_no_heap_leak(timer_refused, &s, "lab_time_gpu refusing reps 0 or 1025",
@@ -451,6 +528,7 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
     snprintf(what, sizeof what, "lab_time_gpu(warmup %d, reps %d)", again.warmup, again.reps);
     kit_expect_no_heap_leak(timer_again, &again, what,
                             "free everything it allocates (an array of samples too) before it returns");
+    expect_twin_timers();
 }
 
 /* ===== Part B: copies ===== */
@@ -567,9 +645,58 @@ static void expect_copy_no_leak(copy_args *a)
     free(a->host);
 }
 
+/* expect_copy_narrow - lab_copy in direction dir of a fresh size up to 4 MiB while a kernel on a non-blocking stream
+ * runs until the grader ends it (or NARROW_HOLD_NS has passed): lab_copy waits for the legacy stream only, which does
+ * not wait for non-blocking streams, so when it returns that kernel must still be running. No clock is read: a copy
+ * that waited for the whole device returns only once the kernel has ended on its own */
+static void expect_copy_narrow(lab_dir dir)
+{
+    size_t n = (size_t)kit_rand_int(1, 4 << 20);
+    unsigned char *data = random_host(n), *dst = kit_host_alloc(n);
+    void *dev = kit_dev_alloc(n);
+    unsigned *word = NULL;
+    cudaStream_t other = kit_stream();
+    const char *name = dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H";
+    XL_CHECK(cudaHostAlloc((void **)&word, sizeof *word, cudaHostAllocMapped));
+    if (dir == LAB_D2H)
+        xl_dev_upload(dev, data, n);
+    /* a first call, not watched: whatever the first copy sets up (and the grader's own buffers) is ready */
+    xl_expect_ok(dir == LAB_H2D ? lab_copy(dev, data, n, dir) : lab_copy(dst, dev, n, dir), "lab_copy");
+    XL_CHECK(cudaStreamSynchronize(0));
+    if (dir == LAB_H2D)
+        xl_dev_fill(dev, XL_POISON_BYTE, n);
+    else
+        xl_poison(dst, n);
+    *(volatile unsigned *)word = 0;
+    xl_delay_released(other, NARROW_HOLD_NS, word);
+    int rc = dir == LAB_H2D ? lab_copy(dev, data, n, dir) : lab_copy(dst, dev, n, dir);
+    cudaError_t running = cudaStreamQuery(other);
+    *(volatile unsigned *)word = 1;
+    XL_CHECK(cudaStreamSynchronize(other));
+    xl_expect_ok(rc, "lab_copy");
+    cr_assert(running == cudaErrorNotReady,
+              "lab_copy(%s) of %zu bytes returned only after a kernel on a non-blocking stream of the grader's had "
+              "ended (%.0f ms of it; cudaStreamQuery: %s): it waited for more than the legacy stream and its own copy. "
+              "cudaMemcpy waits for the legacy stream only; never wait for the whole device (cudaDeviceSynchronize, "
+              "cudaCtxSynchronize; freeing memory inside the copy, with cudaFree or "
+              "cudaFreeHost, can wait for it too)",
+              name, n, NARROW_HOLD_NS / 1e6, cudaGetErrorString(running));
+    char what[160];
+    snprintf(what, sizeof what, "lab_copy(%s) of %zu bytes beside a kernel on a non-blocking stream", name, n);
+    if (dir == LAB_H2D)
+        kit_expect_dev_bytes(dev, data, n, 0, what);
+    else
+        kit_expect_host_bytes(dst, data, n, 0, what);
+    XL_CHECK(cudaStreamDestroy(other));
+    XL_CHECK(cudaFreeHost(word));
+    XL_CHECK(cudaFree(dev));
+    free(dst);
+    free(data);
+}
+
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
         "lab_copy host to device is byte-exact for sizes from 1 byte to 256 MiB, leaves its source as it was, is in "
-        "order with the legacy stream and complete when it returns", 10)
+        "order with the legacy stream, waits for no other stream and is complete when it returns", 10)
 {
     for (size_t i = 0; i < kit_n_awkward; i++) {
         size_t n = kit_awkward_sizes[i];
@@ -583,6 +710,13 @@ XL_TEST(copy, h2d_exact, 10, XL_GPU,
         kit_expect_dev_bytes(dev, keep, n, GUARD, what);
         snprintf(what, sizeof what, "the (const) source of lab_copy(LAB_H2D) of %zu bytes, after the call", n);
         kit_expect_host_bytes(src, keep, n, 0, what);
+        /* the same buffers again, the source refilled with other data: nothing is kept from the first call */
+        xl_fill_random(src, n, xl_fresh_seed());
+        memcpy(keep, src, n);
+        snprintf(what, sizeof what, "a second lab_copy(LAB_H2D) of %zu bytes between the same buffers, the source "
+                 "refilled with other data", n);
+        xl_expect_ok(lab_copy(dev, src, n, LAB_H2D), "lab_copy");
+        kit_expect_dev_bytes(dev, keep, n, GUARD, what);
         XL_CHECK(cudaFree(dev));
         free(keep);
         free(src);
@@ -594,11 +728,12 @@ XL_TEST(copy, h2d_exact, 10, XL_GPU,
         check_h2d_behind_legacy(big_size(k), BAND_BUSY_NS);
     copy_args again = {LAB_H2D, band_size((int)kit_rand_int(0, 20)), NULL, NULL};
     expect_copy_no_leak(&again);
+    expect_copy_narrow(LAB_H2D);
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
         "lab_copy device to host is byte-exact for sizes from 1 byte to 256 MiB, leaves its source as it was, is in "
-        "order with the legacy stream and complete when it returns", 10)
+        "order with the legacy stream, waits for no other stream and is complete when it returns", 10)
 {
     for (size_t i = 0; i < kit_n_awkward; i++) {
         size_t n = kit_awkward_sizes[i];
@@ -612,6 +747,13 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
         kit_expect_host_bytes(dst, want, n, GUARD, what);
         snprintf(what, sizeof what, "the (const) source of lab_copy(LAB_D2H) of %zu bytes, after the call", n);
         kit_expect_dev_bytes(dev, want, n, 0, what);
+        /* the same buffers again, the source refilled with other data: nothing is kept from the first call */
+        xl_fill_random(want, n, xl_fresh_seed());
+        xl_dev_upload(dev, want, n);
+        snprintf(what, sizeof what, "a second lab_copy(LAB_D2H) of %zu bytes between the same buffers, the source "
+                 "refilled with other data", n);
+        xl_expect_ok(lab_copy(dst, dev, n, LAB_D2H), "lab_copy");
+        kit_expect_host_bytes(dst, want, n, GUARD, what);
         XL_CHECK(cudaFree(dev));
         free(want);
         free(dst);
@@ -622,6 +764,7 @@ XL_TEST(copy, d2h_exact, 10, XL_GPU,
         check_d2h_behind_legacy(big_size(k), BAND_BUSY_NS);
     copy_args again = {LAB_D2H, band_size((int)kit_rand_int(0, 20)), NULL, NULL};
     expect_copy_no_leak(&again);
+    expect_copy_narrow(LAB_D2H);
 }
 
 /* expect_copy_rc - one lab_copy call that must return want (0: 0 bytes does nothing; -1: refused, why says why) */
@@ -1163,20 +1306,26 @@ static int csv_said(const char *path, const lab_point *h2d, const lab_point *d2h
     return rc;
 }
 
-/* expect_csv - lab_write_csv of n fresh random points per direction (0 <= n <= 17), read back row by row, in a folder
- * made in $TMPDIR (or /tmp); with existed, the path already holds more lines of other text than the CSV will (the
- * explorer run twice): they must all be gone. The file and its folder are removed before any check can end the
+#define CSV_LINE 512 /* the longest CSV line the grader reads back */
+
+/* expect_csv - lab_write_csv of n fresh random points per direction (n >= 0, any size), read back row by row, in a
+ * folder made in $TMPDIR (or /tmp); with existed, the path already holds more lines of other text than the CSV will
+ * (the explorer run twice): they must all be gone. The file and its folder are removed before any check can end the
  * test */
 static void expect_csv(int n, int existed)
 {
-    lab_point h2d[17], d2h[17];
+    int maxlines = 2 * n + 2; /* one more than the CSV has: a longer file shows */
+    lab_point *h2d = malloc((n + 1) * sizeof *h2d), *d2h = malloc((n + 1) * sizeof *d2h);
+    lab_point *keep_h2d = malloc((n + 1) * sizeof *h2d), *keep_d2h = malloc((n + 1) * sizeof *d2h);
+    char (*lines)[CSV_LINE] = malloc((size_t)maxlines * CSV_LINE);
     const char *tmp = getenv("TMPDIR");
-    char dir[512], path[600], lines[40][512];
+    char dir[512], path[600];
     int nlines = 0;
     uint64_t seed = xl_fresh_seed();
+    cr_assert(h2d && d2h && keep_h2d && keep_d2h && lines, "the grader is out of host memory");
     snprintf(dir, sizeof dir, "%s/xferlab-csv-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     random_points(h2d, n, seed);
-    random_points(d2h, n, seed + 1000);
+    random_points(d2h, n, seed + 1000 + (uint64_t)n);
     cr_assert(mkdtemp(dir) != NULL, "the grader cannot create a temporary folder");
     snprintf(path, sizeof path, "%s/sweep.csv", dir);
     FILE *old = existed ? fopen(path, "w") : NULL;
@@ -1184,24 +1333,23 @@ static void expect_csv(int n, int existed)
         fprintf(old, "an older line %d of this file, longer than any line of the CSV that replaces it, %d\n", i, n);
     int ready = existed ? old != NULL && fclose(old) == 0 : 1;
     cr_assert(ready, "the grader cannot write %s", path);
-    lab_point keep[2][17];
     char call[160];
-    memcpy(keep[0], h2d, sizeof h2d);
-    memcpy(keep[1], d2h, sizeof d2h);
+    memcpy(keep_h2d, h2d, n * sizeof *h2d);
+    memcpy(keep_d2h, d2h, n * sizeof *d2h);
     int fds = open_fds();
     int rc = lab_write_csv(path, h2d, d2h, n);
     snprintf(call, sizeof call, "lab_write_csv(path, h2d, d2h, %d), returning %d,", n, rc);
     FILE *f = fopen(path, "r");
     int written = f != NULL;
-    while (f && nlines < 40 && fgets(lines[nlines], sizeof lines[0], f))
+    while (f && nlines < maxlines && fgets(lines[nlines], CSV_LINE, f))
         nlines++;
     if (f)
         fclose(f);
     unlink(path);
     rmdir(dir);
     expect_fds_closed(fds, call); /* the grader's own reading of the file is closed by now */
-    kit_expect_unchanged(h2d, keep[0], n, sizeof *h2d, call, "points");
-    kit_expect_unchanged(d2h, keep[1], n, sizeof *d2h, call, "points");
+    kit_expect_unchanged(h2d, keep_h2d, n, sizeof *h2d, call, "points");
+    kit_expect_unchanged(d2h, keep_d2h, n, sizeof *d2h, call, "points");
     cr_assert(rc == 0, "lab_write_csv(path, h2d, d2h, n = %d) returned %d: it returns -1 only when the file cannot be "
               "written%s", n, rc, n == 0 ? " (no points: the header alone)" : "");
     cr_assert(written, "lab_write_csv returned 0 but %s does not exist", path);
@@ -1210,11 +1358,17 @@ static void expect_csv(int n, int existed)
     cr_assert(nlines > 0 && strcmp(lines[0], "direction,bytes,median_ms,min_ms,max_ms,gbps\n") == 0,
               "n = %d: the first line must be exactly 'direction,bytes,median_ms,min_ms,max_ms,gbps'%s", n, again);
     for (int row = 0; row < 2 * n; row++) {
-        cr_assert(row + 1 < nlines, "n = %d: the CSV has %d data rows; expected %d%s", n, row, 2 * n, again);
+        cr_assert(row + 1 < nlines, "n = %d: the CSV has %d data rows; expected %d, every point of both directions "
+                  "(however many there are: write each row as it comes, no buffer of a fixed size)", n, row, 2 * n);
         lines[row + 1][strcspn(lines[row + 1], "\r\n")] = '\0';
         expect_row(lines[row + 1], row < n ? "H2D" : "D2H", row < n ? &h2d[row] : &d2h[row - n], row + 2, n);
     }
     cr_assert(nlines == 2 * n + 1, "n = %d: the CSV has more than the %d expected data rows%s", n, 2 * n, again);
+    free(lines);
+    free(keep_d2h);
+    free(keep_h2d);
+    free(d2h);
+    free(h2d);
 }
 
 /* csv_fails_again - kit_expect_no_heap_leak's attempt: lab_write_csv of a few random points where it must fail, at
@@ -1254,6 +1408,10 @@ XL_TEST(sweep, csv_file, 5, XL_CPU, "lab_write_csv writes the header and one exa
     expect_csv(1, 0);
     expect_csv(0, 0); /* no points: the header alone */
     expect_csv((int)kit_rand_int(0, 17), 1); /* over a file that exists: replaced, not appended to */
+    /* more points than one sweep of 4 KiB to 256 MiB: up to the 64 of a sweep from 1 byte, and thousands (a file of
+     * hundreds of KiB, past any text buffer of a fixed size) */
+    expect_csv((int)kit_rand_int(18, 64), 0);
+    expect_csv((int)kit_rand_int(1000, 4000), (int)kit_rand_int(0, 1));
     random_points(p, 1, xl_fresh_seed());
     int rc = csv_said("/nonexistent-xferlab/dir/sweep.csv", p, p, 1);
     cr_assert(rc == -1, "lab_write_csv into a folder that does not exist must return -1");
@@ -1378,26 +1536,66 @@ static void model_points(lab_point *p, int n, double l_us, double b_gbps, double
     }
 }
 
-/* fit_said - lab_fit(p, n, l, b) with its stderr counted, not shown: what it returned; a -1 must come with one line
- * (lab.h) */
+/* fit_said - lab_fit(p, n, l, b) with its stderr counted, not shown, *l and *b poisoned first: what it returned; a -1
+ * must come with one line (lab.h) and leave *l and *b as they were */
 static int fit_said(const lab_point *p, int n, double *l, double *b)
 {
     char said[512], call[64];
     lab_point keep[64];
+    double poison[2];
     memcpy(keep, p, (n > 0 ? n : 0) * sizeof *p);
+    xl_poison(l, sizeof *l);
+    xl_poison(b, sizeof *b);
+    memcpy(&poison[0], l, sizeof *l);
+    memcpy(&poison[1], b, sizeof *b);
     int saved = kit_capture_begin();
     int rc = lab_fit(p, n, l, b);
     int lines = kit_capture_end(saved, said, sizeof said);
     snprintf(call, sizeof call, "lab_fit(points, %d, &l, &b)", n);
     kit_expect_unchanged(p, keep, n, sizeof *p, call, "points");
-    if (rc == -1)
+    if (rc == -1) {
         kit_expect_one_line(saved, lines, said, call, "-1");
+        cr_assert(memcmp(l, &poison[0], sizeof *l) == 0 && memcmp(b, &poison[1], sizeof *b) == 0,
+                  "%s returned -1 but wrote into *latency_us or *bandwidth_gbps: a refused fit leaves both as they "
+                  "were", call);
+    }
     return rc;
 }
 
+/* expect_exact_fit - lab_fit of n points p of T = L + bytes / B exactly (in any order, sizes repeated, L of either
+ * sign) must return 0 with L and B within 1e-6 of l_us and b_gbps, and leave the points as they were; shape says
+ * what is special about them */
+static void expect_exact_fit(const lab_point *p, int n, double l_us, double b_gbps, const char *shape)
+{
+    double l = NAN, b = NAN;
+    lab_point *keep = malloc(n * sizeof *p);
+    cr_assert(keep != NULL, "the grader is out of host memory");
+    memcpy(keep, p, n * sizeof *p);
+    int rc = lab_fit(p, n, &l, &b);
+    kit_expect_unchanged(p, keep, n, sizeof *p, "lab_fit on exact data", "points");
+    free(keep);
+    cr_assert(rc == 0, "lab_fit returned %d on exact data, %d points (%s) made with L = %.4f us and B = %.4f GB/s: "
+              "every time is positive and the fitted slope is too, so a line fits (lab.h lists every reason for -1)",
+              rc, n, shape, l_us, b_gbps);
+    cr_assert(fabs(l / l_us - 1) < 1e-6 && fabs(b / b_gbps - 1) < 1e-6,
+              "exact data, %d points (%s) made with L = %.4f us and B = %.4f GB/s: you fitted L = %.4f us, B = %.4f "
+              "GB/s", n, shape, l_us, b_gbps, l, b);
+}
+
+/* shuffle_points - p[0 .. n) in a fresh order */
+static void shuffle_points(lab_point *p, int n)
+{
+    for (int k = n - 1; k > 0; k--) {
+        int j = (int)kit_rand_int(0, k);
+        lab_point t = p[k];
+        p[k] = p[j], p[j] = t;
+    }
+}
+
 XL_TEST(fit, synthetic, 5, XL_CPU,
-        "lab_fit recovers L and B from exact and noisy synthetic sweeps of 2 or more points; -1 for fewer than two "
-        "points, a time that is not positive, or a fitted slope that is not positive, whatever the first and last times", 10)
+        "lab_fit recovers L and B from exact and noisy synthetic sweeps of 2 to thousands of points, in any order, L of "
+        "either sign; -1, outputs untouched, for fewer than two points, a time that is not positive, or a fitted slope "
+        "that is not positive, whatever the first and last times", 10)
 {
     lab_point p[64];
     uint64_t r[19];
@@ -1429,6 +1627,35 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
                   "L = %.4f us, B = %.4f GB/s (mind the units: ms, bytes, us, GB/s%s)",
                   n, p[0].bytes, p[n - 1].bytes, l_us, b_gbps, l, b,
                   k == 2 ? "; sizes past 2^31 and 2^32 bytes need a size_t or a double, never an int" : "");
+    }
+    /* exact data in any order: the sizes shuffled, one of them repeated at both ends (the first and the last point
+     * of one size, with others between); and thousands of points (lab.h sets no largest n) */
+    n = (int)kit_rand_int(4, 17);
+    model_points(p, n - 1, l_us, b_gbps, (double)(1u << 28));
+    shuffle_points(p, n - 1);
+    p[n - 1] = p[0];
+    expect_exact_fit(p, n, l_us, b_gbps, "in no order of size, the first and the last of one size");
+    int many = (int)kit_rand_int(65, 3000);
+    lab_point *big = malloc(many * sizeof *big);
+    cr_assert(big != NULL, "the grader is out of host memory");
+    for (int i = 0; i < many; i++) { /* each in a fresh binary band from 1 KiB to 1 GiB: in no order */
+        int e = (int)kit_rand_int(10, 29);
+        model_point(&big[i], (size_t)kit_rand((uint64_t)1 << e, ((uint64_t)2 << e) - 1), l_us, b_gbps);
+    }
+    expect_exact_fit(big, many, l_us, b_gbps, "of random sizes from 1 KiB to 1 GiB, in no order");
+    free(big);
+    /* a line whose intercept is negative (L < 0, as noisy small sizes can give) with every time positive still
+     * fits: 0. The smallest size takes 2 to 10 times |L| to copy. Two points, then any number */
+    for (int k = 0; k < 2; k++) {
+        double neg_us = -0.01 * (double)kit_rand_int(10, 2000); /* -0.1 to -20 us */
+        double low = -neg_us * b_gbps * 1e3 * (2 + (double)kit_rand_int(0, 8)); /* bytes that take 2 to 10 |L| */
+        n = k == 0 ? 2 : (int)kit_rand_int(3, 17);
+        model_points(p, n, neg_us, b_gbps, (double)(1u << 28));
+        for (int i = 0; i < n; i++)
+            model_point(&p[i], p[i].bytes + (size_t)low, neg_us, b_gbps);
+        if (k == 1)
+            shuffle_points(p, n);
+        expect_exact_fit(p, n, neg_us, b_gbps, "every time positive, the fitted latency negative");
     }
     n = (int)kit_rand_int(3, 17);
     for (int tries = 0, fits = 0; !fits; tries++) { /* noise that still leaves a fit (the kit's) */

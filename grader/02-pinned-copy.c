@@ -41,6 +41,9 @@ XL_LAB("02", "pinned-copy");
 #define MID (64u << 20)
 #define LOOP_N 16                 /* the pool test: 16 transfers of 64 MiB */
 #define PAGE 4096
+#define COPY_PAST ((size_t)512 << 20) /* the exact copy tests' largest copy is a little more: past every piece size
+                                       * up to 512 MiB that a copy made in pieces might use */
+#define TRIP_PAST ((size_t)256 << 20) /* the round trip's: past 256 MiB pieces (its speed test checks 256 MiB) */
 #define HUGE_PIN ((size_t)4 << 30) /* alloc.failure_is_clean pins a little more than this */
 /* Thresholds, each measured against the kit in the same run. Margins seen for the reference in 3 gradings on an
  * H200 (2026-11-22): pinned copies and the round trip 100% of the kit's, spread under 0.5%; the pool 23.8x to
@@ -258,6 +261,8 @@ XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
     cr_assert(kit_is_pinned(h) && kit_is_pinned(h + huge - 1),
               "lab_pinned_alloc(%zu), 4 GiB + %zu bytes, returned memory that is not page-locked over all of it", huge,
               huge - HUGE_PIN);
+    snprintf(what, sizeof what, "lab_pinned_alloc(%zu), 4 GiB + %zu bytes,", huge, huge - HUGE_PIN);
+    kit_expect_not_write_combined(h, what); /* the ordinary kind at every size */
     h[0] = 1, h[huge - 1] = 2; /* both ends writable */
     lab_pinned_free(h);
     snprintf(what, sizeof what, "lab_pinned_alloc(%zu) and lab_pinned_free", huge);
@@ -311,14 +316,16 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
     free(want);
 }
 
-/* check_sizes - check_copy in direction dir of every awkward size and one random size up to 3 MiB, on one stream
- * of the kit's, then of a random size up to 3 MiB on each default stream; returns the kit's stream */
+/* check_sizes - check_copy in direction dir of every awkward size, one random size up to 3 MiB and one a little
+ * more than COPY_PAST, on one stream of the kit's, then of a random size up to 3 MiB on each default stream; returns
+ * the kit's stream */
 static cudaStream_t check_sizes(lab_dir dir)
 {
     cudaStream_t s = kit_stream();
     for (size_t i = 0; i < kit_n_awkward; i++)
         check_copy(kit_awkward_sizes[i], dir, s);
     check_copy((size_t)kit_rand_int(1, 3 << 20), dir, s);
+    check_copy(COPY_PAST + (size_t)kit_rand_int(1, 4 << 20), dir, s);
     for (int d = 0; d < N_DEFAULT; d++)
         check_copy((size_t)kit_rand_int(1, 3 << 20), dir, default_streams[d]);
     return s;
@@ -485,7 +492,7 @@ static void expect_copy_rules(lab_dir dir, cudaStream_t s)
 }
 
 XL_TEST(copy, h2d_exact, 10, XL_GPU,
-        "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream (0, "
+        "lab_pinned_copy host to device: byte-exact for sizes from 1 byte to past 512 MiB, on the caller's stream (0, "
         "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns, src untouched and nothing held; 0 "
         "bytes does nothing; NULL buffers and every bad direction are refused with one line, copying nothing", 15)
 {
@@ -493,7 +500,7 @@ XL_TEST(copy, h2d_exact, 10, XL_GPU,
 }
 
 XL_TEST(copy, d2h_exact, 10, XL_GPU,
-        "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to 64 MiB + 1, on the caller's stream (0, "
+        "lab_pinned_copy device to host: byte-exact for sizes from 1 byte to past 512 MiB, on the caller's stream (0, "
         "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns, src untouched and nothing held; 0 "
         "bytes does nothing; NULL buffers and every bad direction are refused with one line, copying nothing", 15)
 {
@@ -508,6 +515,7 @@ enum { WATCH_NONE, WATCH_NAIVE, WATCH_POOLED };
 typedef struct {
     uint64_t seed;
     int stamps_only;
+    size_t bytes;               /* the batch's bytes: what produce must be told (lab.h) */
     int watch;                  /* WATCH_NAIVE: a pinned buffer of the loop's own, the only one it holds;
                                  * WATCH_POOLED: one of the pool's buffers, nothing pinned by the loop */
     long pinned_before;         /* pinned allocations and registrations held when the loop was called */
@@ -538,11 +546,13 @@ static const char *const narrow_name[3] = {"lab_pinned_copy", "lab_loop_pooled",
 static void narrow_call(void *ctx)
 {
     narrow_ctx *c = ctx;
-    produce_ctx pc = {.seed = 1, .stamps_only = 1};
+    produce_ctx pc = {.seed = 1, .stamps_only = 1, .bytes = 1 << 18};
     int rc = c->which == 0   ? lab_pinned_copy(c->dev, c->host, 1 << 20, LAB_H2D, c->s)
              : c->which == 1 ? lab_loop_pooled(c->pool, c->dev, 1 << 18, 4, produce, &pc, c->s)
                              : lab_round_trip(c->out, c->host, c->dev, 1 << 20, c->s);
     xl_expect_ok(rc, narrow_name[c->which]);
+    cr_assert(c->which != 1 || pc.wrong[0] == 0, "lab_loop_pooled(bytes %d, n 4, %s): %s", 1 << 18,
+              stream_label(c->s), pc.wrong);
 }
 
 /* ms_beside_own - how long call(ctx) takes while an unrelated busy_ns kernel runs on the non-blocking stream other,
@@ -1032,13 +1042,43 @@ static int watch_batch(produce_ctx *p, void *buf, size_t bytes, int i)
     return 1;
 }
 
-/* produce - lab_produce_fn: batch i from the seed */
+/* expect_produce_args - notes in p->wrong the first argument of produce call number at + 1 that is wrong: bytes
+ * not the batch's (not the buffer's length), batches out of order, a buffer that is write-combined (the cheap check
+ * skipped while a CUDA error is pending, which the grader's own call must not clear) */
+static void expect_produce_args(produce_ctx *p, const void *buf, size_t bytes, int i, int at)
+{
+    if (p->wrong[0])
+        return;
+    if (bytes != p->bytes)
+        snprintf(p->wrong, sizeof p->wrong,
+                 "batch %d was produced with bytes %zu, not the batch's %zu: produce(buf, bytes, i, ctx) is told the "
+                 "batch's size (the loop's bytes argument), whatever the length of the buffer it fills",
+                 i, bytes, p->bytes);
+    else if (i != at)
+        snprintf(p->wrong, sizeof p->wrong,
+                 "produce call number %d was for batch %d: each batch is produced once, in order i = 0 .. n - 1", at + 1,
+                 i);
+    else if (buf && cudaPeekAtLastError() == cudaSuccess && kit_is_write_combined(buf))
+        snprintf(p->wrong, sizeof p->wrong,
+                 "batch %d (%zu bytes) was produced into write-combined memory, which the host reads many times "
+                 "slower: pinned buffers are of the ordinary kind (cudaMallocHost), at every size",
+                 i, bytes);
+}
+
+/* produce - lab_produce_fn: batch i from the seed, its arguments checked (into p->wrong); fills no more than the
+ * batch's bytes, whatever it is told */
 static void produce(void *buf, size_t bytes, int i, void *ctx)
 {
     produce_ctx *p = ctx;
-    p->produced++;
+    expect_produce_args(p, buf, bytes, i, p->produced++);
+    bytes = bytes < p->bytes ? bytes : p->bytes;
     if (p->watch != WATCH_NONE && !watch_batch(p, buf, bytes, i))
         return;
+    if (!buf) {
+        if (!p->wrong[0])
+            snprintf(p->wrong, sizeof p->wrong, "batch %d was to be produced into NULL", i);
+        return;
+    }
     if (!p->stamps_only) {
         xl_fill_random(buf, bytes, p->seed + (uint64_t)i);
         return;
@@ -1133,7 +1173,7 @@ static void expect_naive(cudaStream_t s, size_t bytes, int n, int behind)
 {
     static xl_copy_rec recs[LOG_MAX];
     char call[96];
-    produce_ctx pc = {.seed = xl_fresh_seed(), .watch = WATCH_NAIVE};
+    produce_ctx pc = {.seed = xl_fresh_seed(), .bytes = bytes, .watch = WATCH_NAIVE};
     void *dev = kit_dev_alloc(n * bytes + GUARD);
     snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d, %s)", bytes, n, stream_label(s));
     kit_held before = kit_held_now();
@@ -1163,13 +1203,13 @@ typedef struct {
 static int naive_failing_again(void *ctx)
 {
     const naive_fail_args *a = ctx;
-    produce_ctx pc = {.seed = 1, .stamps_only = 1};
+    produce_ctx pc = {.seed = 1, .stamps_only = 1, .bytes = a->bytes};
     xl_fail_create_after(a->fail_at - 1);
     int rc = lab_loop_naive(a->dev, a->bytes, a->n, produce, &pc, a->s);
     int fired = xl_fault_fired();
     xl_fail_create_after(-1);
     cudaGetLastError(); /* checked once by expect_naive_pins; here only the heap is */
-    return fired && rc == -1 ? 0 : -1;
+    return fired && rc == -1 && pc.wrong[0] == 0 ? 0 : -1;
 }
 
 /* expect_naive_pins - lab_loop_naive of n (>= 2) batches asks for n pinned allocations, one a batch: the grader makes
@@ -1180,7 +1220,7 @@ static int naive_failing_again(void *ctx)
 static void expect_naive_pins(cudaStream_t s, size_t bytes, int n, int k, int heap)
 {
     char call[192];
-    produce_ctx pc = {.seed = xl_fresh_seed()};
+    produce_ctx pc = {.seed = xl_fresh_seed(), .bytes = bytes};
     unsigned char none = 0;
     char *dev = kit_dev_alloc(n * bytes + GUARD);
     snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d) with its pinned allocation number %d (batch %d's) "
@@ -1209,6 +1249,7 @@ static void expect_naive_pins(cudaStream_t s, size_t bytes, int n, int k, int he
               call, cudaGetErrorString(err));
     XL_CHECK(cudaStreamSynchronize(s));
     kit_expect_released(before, call);
+    cr_assert(pc.wrong[0] == 0, "%s: %s", call, pc.wrong);
     cr_assert(pc.produced == k - 1,
               "%s called produce %d times, not %d: the %d batches before the failed one are produced and sent, then "
               "the loop stops (lab.h: that batch and the rest neither produced nor sent)",
@@ -1257,7 +1298,7 @@ typedef struct {
 static int pooled_none_again(void *ctx)
 {
     const pooled_none_args *a = ctx;
-    produce_ctx pc = {.seed = 1, .stamps_only = 1};
+    produce_ctx pc = {.seed = 1, .stamps_only = 1, .bytes = a->bytes};
     int rc = lab_loop_pooled(a->pool, a->dev, a->bytes, a->n, produce, &pc, a->s);
     return rc == -1 && pc.produced == 0 ? 0 : -1;
 }
@@ -1271,7 +1312,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
 {
     static xl_copy_rec recs[LOG_MAX];
     char call[224];
-    size_t pool_bytes = bytes + (size_t)kit_rand_int(0, 4096); /* its buffers are at least bytes long */
+    size_t pool_bytes = bytes + (size_t)kit_rand_int(1, 4096); /* longer than bytes (bytes each: the other tests) */
     unsigned char **bufs = malloc((size_t)count * sizeof *bufs), **held = malloc((size_t)count * sizeof *held);
     cr_assert(bufs != NULL && held != NULL, "the grader could not allocate %d pointers", count);
     int m = snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, bytes %zu, n %d, %s)",
@@ -1288,7 +1329,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
                   count, j + 1);
         memset(held[j], 0xC0 + j, pool_bytes);
     }
-    produce_ctx pc = {.seed = xl_fresh_seed(), .watch = WATCH_POOLED, .pool_bufs = bufs, .pool_count = count,
+    produce_ctx pc = {.seed = xl_fresh_seed(), .bytes = bytes, .watch = WATCH_POOLED, .pool_bufs = bufs, .pool_count = count,
                       .pool_bytes = pool_bytes, .held = held, .n_held = taken};
     void *dev = kit_dev_alloc(n * bytes + GUARD);
     XL_CHECK(cudaDeviceSynchronize());
@@ -1333,40 +1374,155 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
     free(held);
 }
 
-/* expect_pooled_far - lab_loop_pooled of batches of about 16 MiB into a device buffer of more than 2 GiB, the last
- * batches past 2^31 bytes into it (an offset kept in an int wraps there): each batch's first and last stamps in
- * place. About 2.2 GB of copies: the naive loop would pin as much, which costs seconds, so it is not run this far. */
+/* expect_pooled_far - lab_loop_pooled of batches of a little more than 256 MiB (past a copy made in pieces of that
+ * size) into a device buffer of more than 2 GiB, the last batches past 2^31 bytes into it (an offset kept in an int
+ * wraps there): each batch's first stamp, its stamp just past 256 MiB and its last stamp in place, produce told each
+ * batch's bytes in order, and the pool's buffers of that size not write-combined. About 2.8 GB of copies: the naive
+ * loop would pin as much, which costs seconds, so it is not run this far. */
 static void expect_pooled_far(cudaStream_t s)
 {
     char call[128];
-    produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1};
-    size_t bytes = (16u << 20) + (size_t)kit_rand_int(1, 1 << 18), last = (bytes - 8) / PAGE * PAGE;
+    size_t bytes = (256u << 20) + (size_t)kit_rand_int(1, 16 << 20), last = (bytes - 8) / PAGE * PAGE;
+    size_t at[3] = {0, 256u << 20, last};
+    produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1, .bytes = bytes};
     int n = (int)(((size_t)1 << 31) / bytes) + 3;
-    uint64_t got[2];
+    uint64_t got[3];
     snprintf(call, sizeof call, "lab_loop_pooled(a pool of 2 buffers of %zu bytes, bytes %zu, n %d), %zu bytes in all",
              bytes, bytes, n, (size_t)n * bytes);
     lab_pool *pool = lab_pool_create(bytes, 2);
     cr_assert(pool != NULL, "lab_pool_create(%zu, 2) returned NULL", bytes);
     char *dev = kit_dev_alloc((size_t)n * bytes);
     xl_expect_ok(lab_loop_pooled(pool, dev, bytes, n, produce, &pc, s), "lab_loop_pooled");
+    cr_assert(pc.wrong[0] == 0, "%s: %s", call, pc.wrong);
+    cr_assert(pc.produced == n, "%s called produce %d times, once for each batch: %d", call, pc.produced, n);
     for (int i = 0; i < n; i++) {
-        XL_CHECK(cudaMemcpy(&got[0], dev + (size_t)i * bytes, 8, cudaMemcpyDeviceToHost));
-        XL_CHECK(cudaMemcpy(&got[1], dev + (size_t)i * bytes + last, 8, cudaMemcpyDeviceToHost));
-        cr_assert(got[0] == (pc.seed ^ ((uint64_t)i << 40)) && got[1] == (pc.seed ^ ((uint64_t)i << 40) ^ last),
-                  "%s: batch %d, which starts %zu bytes into dev, is not in its place (its first or last page does "
-                  "not hold what was produced): offsets past 2^31 bytes need a size_t (an int wraps there)",
-                  call, i, (size_t)i * bytes);
+        for (int k = 0; k < 3; k++)
+            XL_CHECK(cudaMemcpy(&got[k], dev + (size_t)i * bytes + at[k], 8, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < 3; k++)
+            cr_assert(got[k] == (pc.seed ^ ((uint64_t)i << 40) ^ at[k]),
+                      "%s: batch %d, which starts %zu bytes into dev, is not in its place at byte %zu of the batch "
+                      "(that page does not hold what was produced there): copy every byte of each batch from the "
+                      "matching byte of its buffer, and keep offsets past 2^31 bytes in a size_t (an int wraps there)",
+                      call, i, (size_t)i * bytes, at[k]);
     }
     lab_pool_destroy(pool);
     XL_CHECK(cudaFree(dev));
 }
 
+/* One loop with a NULL dev (its first copy refused), for kit_expect_no_heap_leak. */
+typedef struct {
+    lab_pool *pool; /* NULL: the naive loop */
+    size_t bytes;
+    int n;
+    cudaStream_t s;
+} null_dev_args;
+
+/* null_dev_again - kit_expect_no_heap_leak's attempt: the loop a describes with dev NULL, which must return -1 */
+static int null_dev_again(void *ctx)
+{
+    const null_dev_args *a = ctx;
+    produce_ctx pc = {.seed = 1, .stamps_only = 1, .bytes = a->bytes};
+    int rc = a->pool ? lab_loop_pooled(a->pool, NULL, a->bytes, a->n, produce, &pc, a->s)
+                     : lab_loop_naive(NULL, a->bytes, a->n, produce, &pc, a->s);
+    cudaGetLastError(); /* checked once by expect_null_dev; here only the heap is */
+    return rc == -1 ? 0 : -1;
+}
+
+/* expect_null_dev - the loops' failure path at a copy: lab_loop_naive and lab_loop_pooled (through a pool of a few
+ * buffers) with dev NULL, so that the first batch's copy is refused (lab_pinned_copy's NULL), return -1 with a line
+ * said, no CUDA error pending, no batch produced after the failed one; the naive loop holds nothing (its buffer freed
+ * on that path too), the pool has every buffer back; repeated, no heap growth */
+static void expect_null_dev(cudaStream_t s)
+{
+    for (int pooled = 0; pooled < 2; pooled++) {
+        null_dev_args a = {NULL, (size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 4), s};
+        int count = (int)kit_rand_int(1, 3);
+        unsigned char *bufs[3];
+        char call[160];
+        produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1, .bytes = a.bytes};
+        if (pooled) {
+            a.pool = lab_pool_create(a.bytes, count);
+            cr_assert(a.pool != NULL, "lab_pool_create(%zu, %d) returned NULL", a.bytes, count);
+            snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, dev NULL, bytes %zu, n %d)",
+                     count, a.bytes, a.bytes, a.n);
+        } else {
+            snprintf(call, sizeof call, "lab_loop_naive(dev NULL, bytes %zu, n %d)", a.bytes, a.n);
+        }
+        kit_held before = kit_held_now();
+        int saved = kit_capture_begin();
+        int rc = pooled ? lab_loop_pooled(a.pool, NULL, a.bytes, a.n, produce, &pc, s)
+                        : lab_loop_naive(NULL, a.bytes, a.n, produce, &pc, s);
+        hear_end(saved);
+        cudaError_t err = cudaGetLastError();
+        XL_CHECK(cudaStreamSynchronize(s));
+        cr_assert(rc == -1,
+                  "%s returned %d: batch 0's copy to a NULL dev fails (lab_pinned_copy refuses it), so the loop must "
+                  "return -1",
+                  call, rc);
+        expect_said(0, call);
+        cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s)", call, cudaGetErrorString(err));
+        cr_assert(pc.wrong[0] == 0, "%s: %s", call, pc.wrong);
+        cr_assert(pc.produced <= (pooled ? count : 1),
+                  "%s called produce %d times: batch 0's copy fails, and the loop stops there (%s)", call,
+                  pc.produced, pooled ? "no more batches than the pool has buffers may be produced before it" :
+                  "lab.h: the rest neither produced nor sent");
+        kit_expect_released(before, call);
+        if (pooled)
+            pool_buffers(a.pool, count, bufs, call);
+        kit_expect_no_heap_leak(null_dev_again, &a, call,
+                                "where a copy fails, free (or give back) the batch's buffer before returning -1");
+        if (pooled)
+            pool_buffers(a.pool, count, bufs, call);
+        lab_pool_destroy(a.pool);
+    }
+}
+
+/* null_ctx_target - where produce_null_ctx sends its batches; null_ctx_seen counts the calls given a ctx not NULL */
+static produce_ctx *null_ctx_target;
+static int null_ctx_seen;
+
+/* produce_null_ctx - lab_produce_fn for a loop called with ctx NULL: produce into null_ctx_target */
+static void produce_null_ctx(void *buf, size_t bytes, int i, void *ctx)
+{
+    null_ctx_seen += ctx != NULL;
+    produce(buf, bytes, i, null_ctx_target);
+}
+
+/* expect_null_ctx - both loops called with ctx NULL (lab.h: the caller's, handed to produce as it is): 0, every
+ * batch in place, produce given NULL each time */
+static void expect_null_ctx(cudaStream_t s)
+{
+    for (int pooled = 0; pooled < 2; pooled++) {
+        size_t bytes = (size_t)kit_rand_int(1, 1 << 16);
+        int n = (int)kit_rand_int(1, 4);
+        char call[128];
+        produce_ctx pc = {.seed = xl_fresh_seed(), .bytes = bytes};
+        lab_pool *pool = pooled ? lab_pool_create(bytes, 2) : NULL;
+        void *dev = kit_dev_alloc(n * bytes + GUARD);
+        cr_assert(pooled == 0 || pool != NULL, "lab_pool_create(%zu, 2) returned NULL", bytes);
+        snprintf(call, sizeof call, "%s(bytes %zu, n %d, ctx NULL)", pooled ? "lab_loop_pooled" : "lab_loop_naive",
+                 bytes, n);
+        null_ctx_target = &pc, null_ctx_seen = 0;
+        int rc = pooled ? lab_loop_pooled(pool, dev, bytes, n, produce_null_ctx, NULL, s)
+                        : lab_loop_naive(dev, bytes, n, produce_null_ctx, NULL, s);
+        xl_expect_ok(rc, call);
+        cr_assert(null_ctx_seen == 0, "%s handed produce a ctx that is not NULL in %d of its %d calls: ctx goes to "
+                  "produce as the caller gave it", call, null_ctx_seen, pc.produced);
+        cr_assert(pc.wrong[0] == 0, "%s: %s", call, pc.wrong);
+        cr_assert(pc.produced == n, "%s called produce %d times, once for each batch: %d", call, pc.produced, n);
+        expect_batches(dev, bytes, n, &pc, call);
+        lab_pool_destroy(pool);
+        XL_CHECK(cudaFree(dev));
+    }
+}
+
 XL_TEST(pool, loops_exact, 5, XL_GPU,
         "lab_loop_naive (a pinned buffer allocated and freed for each batch) and lab_loop_pooled (the pool's free "
         "buffers, nothing allocated) put every batch, byte-exact, in its place, on the caller's stream (0, "
-        "cudaStreamLegacy and cudaStreamPerThread too), for any count and size, past 2 GiB of dev too; then the naive "
-        "loop holds nothing and the pool has every buffer back; a failed allocation (naive: that batch and the rest "
-        "not produced or sent) or no free buffer (pooled) returns -1 with one line, no CUDA error pending", 20)
+        "cudaStreamLegacy and cudaStreamPerThread too), for any count and size, batches past 256 MiB and 2 GiB of dev "
+        "too, produce told each batch's bytes in order (ctx NULL too); then the naive loop holds nothing and the pool "
+        "has every buffer back; a failed allocation (naive: that batch and the rest not produced or sent), a failed "
+        "copy (dev NULL) or no free buffer (pooled) returns -1 with a line, no CUDA error pending, nothing held", 20)
 {
     cudaStream_t s = kit_stream();
     size_t bytes = (size_t)kit_rand_int(20000, 300000) | 1; /* odd */
@@ -1388,6 +1544,8 @@ XL_TEST(pool, loops_exact, 5, XL_GPU,
         expect_naive(default_streams[d], bytes, (int)kit_rand_int(1, 3), 1);
         expect_pooled(default_streams[d], bytes, few, 0, few + (int)kit_rand_int(0, 2), 1);
     }
+    expect_null_dev(s);
+    expect_null_ctx(s);
     expect_pooled_far(s);
 }
 
@@ -1418,15 +1576,18 @@ static void measure_loops(void *ctx, double *ratio, char *figures, size_t len)
     loop_ctx *c = ctx;
     double you_ms[3];
     xl_timing you;
+    c->pc.produced = 0; /* produce checks that batches come in order: each loop from batch 0 */
     double t0 = xl_now_ms();
     kit_loop_naive(c);
     double naive_ms = xl_now_ms() - t0;
     for (int r = 0; r < 3; r++) {
         c->pc.seed = xl_fresh_seed();
+        c->pc.produced = 0;
         t0 = xl_now_ms();
         cr_assert(lab_loop_pooled(c->pool, c->dev, MID, LOOP_N, produce, &c->pc, c->s) == 0,
                   "lab_loop_pooled returned an error");
         you_ms[r] = xl_now_ms() - t0;
+        cr_assert(c->pc.wrong[0] == 0, "your timed lab_loop_pooled(bytes 64 MiB, n %d): %s", LOOP_N, c->pc.wrong);
         expect_batches(c->dev, MID, LOOP_N, &c->pc, "lab_loop_pooled");
     }
     xl_summarize(you_ms, 3, &you);
@@ -1440,7 +1601,7 @@ static void measure_loops(void *ctx, double *ratio, char *figures, size_t len)
 XL_TEST(pool, loop_speed, 10, XL_TIMED,
         "16 transfers of 64 MiB through the pool are at least " XL_STR(POOL_NEED) "x faster than pinning each", 40)
 {
-    loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {.seed = xl_fresh_seed(), .stamps_only = 1}};
+    loop_ctx c = {kit_dev_alloc((size_t)LOOP_N * MID), NULL, kit_stream(), {.seed = xl_fresh_seed(), .stamps_only = 1, .bytes = MID}};
     c.pool = lab_pool_create(MID, 2);
     cr_assert(c.pool != NULL, "lab_pool_create(64 MiB, 2) returned NULL");
     kit_held before = kit_held_now();
@@ -1490,16 +1651,92 @@ static int trip_again(void *ctx)
     return lab_round_trip(a->out, a->in, a->dev, a->bytes, a->s);
 }
 
+/* trip_refused_again - kit_expect_no_heap_leak's attempt: lab_round_trip of a (a NULL buffer in it), which must
+ * return -1 */
+static int trip_refused_again(void *ctx)
+{
+    return trip_again(ctx) == -1 ? 0 : -1;
+}
+
+/* expect_trip_untouched - lab_round_trip(out, in, dev, bytes, s) with bytes 0, or 16 with the buffers whose bit is
+ * set in nulls (1 host_out, 2 host_in, 4 dev) NULL, returns 0 (bytes 0) or -1 with one line (a NULL buffer), having
+ * copied nothing (no copy asked for, every real buffer and the guard bytes past it as they were), holding nothing and
+ * leaving no CUDA error pending */
+static void expect_trip_untouched(void *out, void *in, void *dev, int nulls, size_t bytes, cudaStream_t s)
+{
+    static xl_copy_rec recs[LOG_MAX];
+    static const char *const name[3] = {"host_out", "host_in", "dev"};
+    enum { SEEN = 16 + GUARD };
+    static unsigned char was[3][SEEN], is[3][SEEN];
+    void *buf[3] = {nulls & 1 ? NULL : out, nulls & 2 ? NULL : in, nulls & 4 ? NULL : dev};
+    char call[128];
+    int want = nulls ? -1 : 0;
+    snprintf(call, sizeof call, "lab_round_trip(%s, %s, %s, %zu)", buf[0] ? "host_out" : "NULL",
+             buf[1] ? "host_in" : "NULL", buf[2] ? "dev" : "NULL", bytes);
+    for (int k = 0; k < 3; k++)
+        if (buf[k])
+            XL_CHECK(cudaMemcpy(was[k], buf[k], SEEN, cudaMemcpyDefault));
+    XL_CHECK(cudaDeviceSynchronize());
+    kit_held before = kit_held_now();
+    int saved = kit_capture_begin();
+    xl_copylog_start(recs, LOG_MAX);
+    int rc = lab_round_trip(buf[0], buf[1], buf[2], bytes, s);
+    int nrec = xl_copylog_stop();
+    hear_end(saved);
+    cudaError_t err = cudaGetLastError();
+    XL_CHECK(cudaDeviceSynchronize());
+    cr_assert(rc == want, "%s returned %d: %s", call, rc,
+              nulls ? "a NULL buffer must return -1 (lab.h), having copied nothing"
+                    : "a round trip of 0 bytes does nothing and returns 0");
+    if (nulls)
+        expect_said(1, call);
+    cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s)", call, cudaGetErrorString(err));
+    cr_assert(nulls == 0 || nrec == 0, "%s returned -1 after asking for %d copies: a refused call copies nothing", call,
+              nrec);
+    kit_expect_released(before, call);
+    for (int k = 0; k < 3; k++) {
+        if (!buf[k])
+            continue;
+        XL_CHECK(cudaMemcpy(is[k], buf[k], SEEN, cudaMemcpyDefault));
+        size_t bad = 0;
+        cr_assert(xl_compare(is[k], was[k], SEEN, &bad) == 0,
+                  "%s returned %d but changed %s at byte %zu (of its 16 and the %d after them): %s", call, rc,
+                  name[k], bad, GUARD, nulls ? "a refused call writes nothing" : "0 bytes copies nothing");
+    }
+}
+
+/* expect_trip_refusals - lab_round_trip with each of the 7 ways of some of its buffers NULL (16 bytes) refuses, then
+ * repeated without heap growth; with 0 bytes between real buffers it does nothing and returns 0 */
+static void expect_trip_refusals(cudaStream_t s)
+{
+    unsigned char *in = pinned_random(16 + GUARD), *out = pinned_random(16 + GUARD);
+    void *dev = kit_dev_alloc(16 + GUARD);
+    xl_dev_upload(dev, out + 3, 16); /* random, and unlike both host buffers */
+    for (int nulls = 1; nulls < 8; nulls++)
+        expect_trip_untouched(out, in, dev, nulls, 16, s);
+    expect_trip_untouched(out, in, dev, 0, 0, s);
+    int nulls = (int)kit_rand_int(1, 7);
+    trip_again_args a = {nulls & 2 ? NULL : in, nulls & 1 ? NULL : out, nulls & 4 ? NULL : dev, 16, s};
+    kit_expect_no_heap_leak(trip_refused_again, &a, "lab_round_trip with a NULL buffer, which returns -1",
+                            "a refusal frees everything it allocated before it returns");
+    XL_CHECK(cudaFreeHost(in));
+    XL_CHECK(cudaFreeHost(out));
+    XL_CHECK(cudaFree(dev));
+}
+
 XL_TEST(roundtrip, exact, 5, XL_GPU,
         "lab_round_trip brings every byte back through dev straight into host_out, on the caller's stream (0, "
-        "cudaStreamLegacy and cudaStreamPerThread too), complete when it returns, host_in untouched and nothing "
-        "held", 15)
+        "cudaStreamLegacy and cudaStreamPerThread too), from 1 byte to past 256 MiB, complete when it returns, host_in "
+        "untouched and nothing held; NULL buffers refused with one line, copying nothing; 0 bytes does nothing", 15)
 {
     static xl_copy_rec recs[LOG_MAX];
     cudaStream_t own = kit_stream();
-    for (size_t i = 0; i <= kit_n_awkward + N_DEFAULT; i++) { /* the awkward sizes, then random ones on each stream */
-        size_t n = i < kit_n_awkward ? kit_awkward_sizes[i] : (size_t)kit_rand_int(1, 3 << 20);
-        cudaStream_t s = i <= kit_n_awkward ? own : default_streams[i - kit_n_awkward - 1];
+    const size_t past = kit_n_awkward + N_DEFAULT + 1; /* the last: a little more than TRIP_PAST */
+    for (size_t i = 0; i <= past; i++) { /* the awkward sizes, then random ones on each stream, then a large one */
+        size_t n = i < kit_n_awkward ? kit_awkward_sizes[i]
+                   : i == past       ? TRIP_PAST + (size_t)kit_rand_int(1, 4 << 20)
+                                     : (size_t)kit_rand_int(1, 3 << 20);
+        cudaStream_t s = i <= kit_n_awkward || i == past ? own : default_streams[i - kit_n_awkward - 1];
         char what[128];
         unsigned char *want = random_host(n), *in = kit_pinned_alloc(n + GUARD), *out = kit_pinned_alloc(n + GUARD);
         void *dev = kit_dev_alloc(n + GUARD), *real = kit_dev_alloc(n);
@@ -1541,6 +1778,7 @@ XL_TEST(roundtrip, exact, 5, XL_GPU,
     XL_CHECK(cudaFreeHost(a.in));
     XL_CHECK(cudaFreeHost(a.out));
     XL_CHECK(cudaFree(a.dev));
+    expect_trip_refusals(own);
 }
 
 /* One round trip's buffers. */

@@ -50,6 +50,11 @@ XL_LAB("03", "nonblocking-sync");
 #define OVERLAP_NEED 0.8         /* (H + G - T) / min(H, G): 1 is perfect overlap, 0 none */
 #define CALLER_BUSY_NS 120000000ull /* the caller's stream works 120 ms before a call: the host's own work starts */
 #define HOST_START_MS 50.0          /* within this, not once that work is done (a host wait on the stream first) */
+#define LONG_HOST_MS 30.0 /* host work longer than the caller's 10 ms, gpu_work and the copy: consume follows it */
+#define QUEUED_NS 100000000ull /* work host_work queues on job->stream after the copy: consume must not wait for it */
+#define FIRST_WAIT_NS 400000000ull /* the first of two calls waits this long for its copy while the second runs */
+#define SECOND_WAIT_MS 50.0     /* the second starts this long after the first has asked for its work, */
+#define SECOND_MAX_MS 150.0     /* and ends within this (its own work takes a few ms), not behind the first's wait */
 /* Why 40 and 20 ms: with host and GPU work of 30 ms each, a fetch without a wait read the result just as the copy
  * ended, and the skeleton once got 10 of 45 points on the H200; now it reads poison 20 ms early, every time, and
  * every wrong wait planted in the mutants scores near 0 or takes >= 300 ms beside the 300 ms kernel.
@@ -163,6 +168,30 @@ static void run_together(void (*call)(void *arg), void *a, void *b, struct toget
               "none waiting for another", what, MEET_WAIT_S);
 }
 
+/* second_ms_beside_wait - call(a) in a thread of its own and, once the first call has set *started (its copy asked
+ * for, its wait for it next; FIRST_WAIT_NS of work ahead of that copy) and SECOND_WAIT_MS more, call(b) in this
+ * thread: how long call(b) took (ms). A call held back by the first's wait (a lock held over a wait) takes about
+ * FIRST_WAIT_NS less SECOND_WAIT_MS; its own work, a few ms. what names the calls. */
+static double second_ms_beside_wait(void (*call)(void *arg), void *a, void *b, const int *started, const char *what)
+{
+    worker w = {.call = call, .arg = a};
+    pthread_t th;
+    xl_set_fail_handler(fail_here);
+    cr_assert(pthread_create(&th, NULL, worker_main, &w) == 0, "grader error: pthread_create failed");
+    double give_up = xl_now_ms() + MEET_WAIT_S * 1000.0;
+    while (!__atomic_load_n(started, __ATOMIC_ACQUIRE) && xl_now_ms() < give_up)
+        xl_sleep_ms(0.2);
+    int reached = __atomic_load_n(started, __ATOMIC_ACQUIRE);
+    xl_sleep_ms(SECOND_WAIT_MS);
+    double t0 = xl_now_ms();
+    call(b);
+    double ms = xl_now_ms() - t0;
+    pthread_join(th, NULL);
+    cr_assert(w.stopped == 0, "%s: the first call stopped: %s", what, w.failure);
+    cr_assert(reached, "%s: the first call never called its callback in %d s", what, MEET_WAIT_S);
+    return ms;
+}
+
 /* expect_events_released - no more events are held now than at before: what names the calls made since */
 static void expect_events_released(kit_held before, const char *what)
 {
@@ -210,6 +239,13 @@ typedef struct {
     struct together *meet; /* not NULL: host_work waits there while another thread's fetch runs (together_meet) */
     int in_thread;        /* 1: runs in a thread of a concurrent round: consume notes what it found in wrong */
     size_t wrong;         /* then 1 + the first wrong byte consume read (0: all right; SIZE_MAX: not job->host) */
+    pthread_t caller;     /* the thread that calls lab_fetch: every callback runs on it */
+    int other_thread;     /* callbacks called on another thread */
+    int host_done;        /* host_work has returned (since job_for) */
+    int consumed_early;   /* consume calls made before host_work had returned */
+    uint64_t queue_ns;    /* not 0: host_work queues this much work on job->stream, after the copy */
+    cudaError_t stream_at_consume; /* cudaStreamQuery(stream) when consume ran: NotReady while that work runs */
+    int started;          /* set (atomically) when host_work starts: the call's copy is asked for, its wait next */
 } fetch_ctx;
 
 /* The fetch of a job whose ctx is NULL: a caller whose callbacks keep their state elsewhere (lab.h: ctx is only
@@ -241,10 +277,18 @@ static void ran(char *order, size_t len, const char *name)
         snprintf(order + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
+/* on_caller - notes a callback of f's called on another thread than the caller's */
+static void on_caller(fetch_ctx *f)
+{
+    if (!pthread_equal(pthread_self(), f->caller))
+        f->other_thread++;
+}
+
 /* fetch_gpu_work - the GPU keeps busy, then writes the result into dev */
 static void fetch_gpu_work(cudaStream_t s, void *ctx)
 {
     fetch_ctx *f = fetch_state(ctx);
+    on_caller(f);
     ran(f->order, sizeof f->order, "gpu_work");
     f->gpu_worked++;
     f->gpu_stream = s;
@@ -264,6 +308,9 @@ static void spin_ms(double ms)
 static void fetch_host_work(void *ctx)
 {
     fetch_ctx *f = fetch_state(ctx);
+    on_caller(f);
+    f->host_done = 0;
+    __atomic_store_n(&f->started, 1, __ATOMIC_RELEASE);
     f->host_at = xl_now_ms();
     f->copies_at_host = xl_copylog_count();
     f->stream_at_host = cudaStreamQuery(f->stream);
@@ -272,8 +319,11 @@ static void fetch_host_work(void *ctx)
     ran(f->order, sizeof f->order, "host_work");
     f->host_worked++;
     spin_ms(f->host_ms);
+    if (f->queue_ns) /* the next step's work, queued on job->stream after the copy */
+        xl_delay(f->stream, f->queue_ns);
     if (f->meet)
         together_meet(f->meet);
+    f->host_done = 1;
 }
 
 /* fetch_consume - reads the result: the last page first (a copy in flight writes it last) */
@@ -282,8 +332,15 @@ static void fetch_consume(const void *host, size_t bytes, void *ctx)
     fetch_ctx *f = fetch_state(ctx);
     size_t bad = 0, tail = bytes < 4096 ? bytes : 4096;
     char when[64] = "";
+    on_caller(f);
     ran(f->order, sizeof f->order, "consume");
     f->consumed++;
+    f->consumed_early += !f->host_done;
+    if (f->queue_ns) {
+        f->stream_at_consume = cudaStreamQuery(f->stream);
+        if (f->stream_at_consume == cudaErrorNotReady)
+            cudaGetLastError(); /* "not yet" is no error of the code under test */
+    }
     if (f->in_thread) { /* the test's own thread checks what it found, once it has joined this one */
         const unsigned char *h = host;
         if (host != f->host || bytes != f->bytes)
@@ -325,7 +382,7 @@ static void fetch_setup(fetch_ctx *f, size_t bytes, uint64_t gpu_ns, double host
     xl_fill_random(want, room, xl_fresh_seed());
     xl_dev_upload(src, want, room);
     *f = (fetch_ctx){.dev = kit_dev_alloc(room), .src = src, .want = want, .bytes = bytes, .gpu_ns = gpu_ns,
-                     .host_ms = host_ms, .stream = s, .check = 1};
+                     .host_ms = host_ms, .stream = s, .check = 1, .caller = pthread_self()};
     XL_CHECK(cudaDeviceSynchronize()); /* the poison is in dev before any stream starts */
 }
 
@@ -367,6 +424,8 @@ static void fetch_teardown(fetch_ctx *f)
 static lab_fetch_job job_for(fetch_ctx *f, void *host)
 {
     f->host = host;
+    f->caller = pthread_self(); /* a concurrent round's thread sets its own */
+    f->host_done = 0;
     lab_fetch_job j = {f->stream, fetch_gpu_work, f->dev, host, f->bytes, fetch_host_work, fetch_consume, f};
     return j;
 }
@@ -379,6 +438,7 @@ static void expect_fetch_refuses_null(cudaStream_t s, size_t bytes)
     fetch_ctx f;
     fetch_setup(&f, bytes, 0, 0, s);
     void *host = kit_pinned_alloc(4096);
+    xl_poison(host, 4096);
     kit_held before = kit_held_now();
     for (int m = 0; m < 5; m++) {
         lab_fetch_job j = job_for(&f, host);
@@ -397,8 +457,32 @@ static void expect_fetch_refuses_null(cudaStream_t s, size_t bytes)
                   member[m], bytes, rc, f.gpu_worked, f.host_worked, f.consumed, cudaGetErrorName(left));
     }
     kit_expect_released(before, "lab_fetch refusing a job with a NULL member");
+    XL_CHECK(cudaStreamSynchronize(s));
+    size_t bad = 0;
+    cr_assert(xl_check_poison(host, 4096, &bad) == 0, "lab_fetch wrote into job->host (byte %zu) in a call it refused "
+              "(a NULL member, %zu bytes): a refused call leaves the caller's buffers untouched", bad, bytes);
     XL_CHECK(cudaFreeHost(host));
     fetch_teardown(&f);
+}
+
+/* expect_fetch_callbacks_here - f's lab_fetch called every callback on the thread that called it, consume only once
+ * host_work had returned, and, where host_work queued work on job->stream after the copy, consume while that work
+ * still ran (it waited for the copy only); when names the call */
+static void expect_fetch_callbacks_here(const fetch_ctx *f, const char *when)
+{
+    cr_assert(f->other_thread == 0,
+              "lab_fetch called %d of its callbacks on another thread than the one that called it%s. lab.h: lab_fetch "
+              "calls gpu_work, host_work and consume itself, on the calling thread (not from a stream callback such "
+              "as cudaLaunchHostFunc)", f->other_thread, when);
+    cr_assert(f->consumed_early == 0,
+              "lab_fetch called consume before host_work had returned%s (host_work took %.1f ms). lab.h: gpu_work, "
+              "host_work and consume, in that order: consume once host_work has returned and the copy is done",
+              when, f->host_ms);
+    if (f->queue_ns)
+        cr_assert(f->stream_at_consume == cudaErrorNotReady,
+                  "lab_fetch called consume only once job->stream had also done the %.0f ms of work that host_work "
+                  "queued there after the copy%s: it waited for the whole stream. lab.h: wait for this copy only (an "
+                  "event recorded right after it)", f->queue_ns * 1e-6, when);
 }
 
 /* expect_copies_on - every copy into host[0 .. bytes) among the n recorded was a cudaMemcpyAsync on stream s */
@@ -502,6 +586,7 @@ typedef struct {
 static void fetch_in_thread_call(void *arg)
 {
     fetch_in_thread *t = arg;
+    ((fetch_ctx *)t->job.ctx)->caller = pthread_self(); /* its callbacks run on this thread */
     t->rc = lab_fetch(&t->job);
 }
 
@@ -543,6 +628,7 @@ static void fetch_two_at_once(const cudaStream_t s[2])
                   what, k ? "second" : "first", f[k].bytes, t[k].rc, f[k].gpu_worked, f[k].host_worked, f[k].consumed);
         snprintf(when, sizeof when, " (%s, the %s call, %zu bytes)", what, k ? "second" : "first", f[k].bytes);
         expect_host_work_beside_gpu(&f[k], recs, copies, t[k].job.host, when);
+        expect_fetch_callbacks_here(&f[k], when);
     }
     expect_events_released(before, what);
     for (int k = 0; k < 2; k++) {
@@ -560,11 +646,56 @@ static void fetch_two_at_once(const cudaStream_t s[2])
     kit_expect_released(before, what);
 }
 
+/* fetch_waits_apart - two fetches at once, each on its own stream s[k]: the first, in a thread, waits for its copy
+ * behind FIRST_WAIT_NS of gpu_work while the second, in this thread, runs from start to end in a few ms, not held
+ * back by the first's wait; both results arrive, on the callers' threads, and no event is lost */
+static void fetch_waits_apart(const cudaStream_t s[2])
+{
+    static const char *const what = "two lab_fetch calls at once, each in a thread with its own job and stream (the "
+                                    "second made while the first waited 400 ms for its copy)";
+    fetch_ctx f[2];
+    fetch_in_thread t[2];
+    kit_held before = kit_held_now();
+    for (int k = 0; k < 2; k++) {
+        size_t n = rand_bytes(1, 1u << 20);
+        fetch_setup(&f[k], n, k ? FETCH_GPU_NS : FIRST_WAIT_NS, 0.1, s[k]);
+        void *host = lab_fetch_buffer(n);
+        cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n);
+        xl_poison(host, n);
+        t[k] = (fetch_in_thread){.job = job_for(&f[k], host), .rc = -2};
+        f[k].in_thread = 1;
+    }
+    double ms = second_ms_beside_wait(fetch_in_thread_call, &t[0], &t[1], &f[0].started, what);
+    for (int k = 0; k < 2; k++) {
+        char when[320];
+        XL_CHECK(cudaStreamSynchronize(s[k]));
+        snprintf(when, sizeof when, " (%s, the %s call, %zu bytes)", what, k ? "second" : "first", f[k].bytes);
+        cr_assert(t[k].rc == 0 && f[k].gpu_worked == 1 && f[k].host_worked == 1 && f[k].consumed == 1,
+                  "lab_fetch returned %d after %d gpu_work, %d host_work and %d consume calls%s; each call must "
+                  "return 0 after one of each", t[k].rc, f[k].gpu_worked, f[k].host_worked, f[k].consumed, when);
+        cr_assert(f[k].wrong == 0, "consume read the result wrong%s (%s): wait for the call's own copy, on an event of "
+                  "its own", when, f[k].wrong == SIZE_MAX ? "not job->host and job->bytes" : "a byte wrong");
+        expect_fetch_callbacks_here(&f[k], when);
+    }
+    cr_assert(ms <= SECOND_MAX_MS,
+              "%s: the second call (%zu bytes, a few ms of its own work) took %.0f ms: it waited while the first "
+              "waited for its copy (a lock held over a wait?). lab.h: calls may run at once, none waiting for another",
+              what, f[1].bytes, ms);
+    expect_events_released(before, what);
+    for (int k = 0; k < 2; k++) {
+        lab_fetch_buffer_free(t[k].job.host);
+        fetch_teardown(&f[k]);
+    }
+    kit_expect_released(before, what);
+}
+
 XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         "lab_fetch: consume sees the whole result, 20 times, 0 bytes to 64 MiB (some random), behind 10 ms of work on "
         "job->stream (the legacy stream 0 and cudaStreamPerThread once each), ctx NULL once, and two calls at once in "
-        "two threads (neither waiting for the other); callbacks once each, in order gpu_work, host_work, consume, the "
-        "copy asked for before host_work, which runs while the GPU works, at every size; the job, dev and host past "
+        "two threads (neither waiting for the other, nor one held back 50 ms into the other's 400 ms wait); callbacks "
+        "once each, on the calling thread, in order gpu_work, host_work, consume (consume after host_work returns, "
+        "30 ms of it too, and not held back by work host_work queues on job->stream), the copy asked for before "
+        "host_work, which runs while the GPU works, at every size; the job, dev and host past "
         "bytes untouched; a NULL member refused at 0 bytes too; nothing is left allocated or on the heap, from the "
         "first call on", 30)
 {
@@ -594,6 +725,10 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
                           : "");
         fetch_setup(&f, n, FETCH_GPU_NS, 0.1, js);
         f.rep = r + 1;
+        if (r == 2 || r == 12) /* host work that outlasts the caller's work, gpu_work and the copy */
+            f.host_ms = LONG_HOST_MS;
+        if (r == 4 || r == 5 || r == 9 || r == 16) /* host_work queues the next step's work on job->stream */
+            f.queue_ns = QUEUED_NS;
         unsigned char *host = lab_fetch_buffer(n + FETCH_GUARD); /* the job's host is its first n bytes */
         cr_assert(host != NULL, "lab_fetch_buffer(%zu) returned NULL", n + FETCH_GUARD);
         xl_poison(host, n + FETCH_GUARD);
@@ -622,6 +757,7 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
                   "fetch goes on job->stream", when);
         expect_copies_on(recs, copies, host, n, js, when);
         expect_host_work_beside_gpu(&f, recs, copies, host, when);
+        expect_fetch_callbacks_here(&f, when);
         cr_assert(same_fetch_job(&j, &given), "lab_fetch changed the job it was given%s: lab.h hands it a const "
                   "lab_fetch_job, the caller's, to read only", when);
         XL_CHECK(cudaStreamSynchronize(js));
@@ -637,6 +773,7 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
     kit_expect_released(before, "lab_fetch(NULL), bad jobs and 20 rounds of lab_fetch_buffer, lab_fetch and "
                         "lab_fetch_buffer_free");
     fetch_two_at_once(pair);
+    fetch_waits_apart(pair);
     XL_CHECK(cudaStreamDestroy(pair[1]));
 }
 
@@ -654,11 +791,13 @@ static void fetch_poisoned(void *ctx)
     xl_poison(r->host, r->f.bytes);
     lab_fetch_job j = job_for(&r->f, r->host);
     xl_expect_ok(lab_fetch(&j), "lab_fetch");
+    expect_fetch_callbacks_here(&r->f, "");
 }
 
 XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
         "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream, and runs host_work at once "
-        "behind 120 ms of the caller's work on job->stream", 15)
+        "behind 120 ms of the caller's work on job->stream, and consume not held back by 100 ms of work host_work "
+        "queues there", 15)
 {
     fetch_run r = {.s = kit_stream()};
     fetch_setup(&r.f, 1u << 20, 2000000, 0.1, r.s);
@@ -682,6 +821,11 @@ XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
     int copies = xl_copylog_stop();
     double start = r.f.host_at - t0;
     expect_host_work_beside_gpu(&r.f, recs, copies, r.host, " (1 MiB, behind 120 ms of the caller's work)");
+    XL_CHECK(cudaStreamSynchronize(r.s));
+    r.f.queue_ns = QUEUED_NS; /* host_work queues the next step's work on job->stream: consume waits for the copy */
+    fetch_poisoned(&r);
+    XL_CHECK(cudaStreamSynchronize(r.s));
+    r.f.queue_ns = 0;
     xl_timed_check(start, XL_AT_MOST(HOST_START_MS), "when lab_fetch started host_work behind 120 ms of the "
                    "caller's work on job->stream (ms)",
                    "lab_fetch called host_work %.0f ms after it was called, behind 120 ms of work the caller had "
@@ -713,6 +857,7 @@ static void measure_overlap(void *ctx, double *eff, char *figures, size_t len)
         t0 = xl_now_ms();
         xl_expect_ok(lab_fetch(&j), "lab_fetch");
         t[r] = xl_now_ms() - t0;
+        expect_fetch_callbacks_here(&o->f, " (the overlap run)");
     }
     double H = xl_median(h, 3), G = xl_median(g, 3), T = xl_median(t, 3);
     *eff = (H + G - T) / fmin(H, G);
@@ -802,6 +947,10 @@ typedef struct {
     char last[32];        /* the last callback called, e.g. "gpu_work(2)" ("" before the first) */
     char misorder[160];   /* the first callback called out of that order, and what was due ("": none) */
     struct together *meet; /* not NULL: fill(1) waits there while another thread's send runs (together_meet) */
+    pthread_t caller;     /* the thread that calls lab_send: every callback runs on it */
+    int other_thread;     /* callbacks called on another thread */
+    uint64_t first_ns;    /* not 0: gpu_work(0)'s delay, in place of gpu_ns */
+    int started;          /* set (atomically) when gpu_work(0) is called: copy 0 and the wait for it come next */
 } send_ctx;
 
 /* The send of a job whose ctx is NULL (its callbacks keep their state elsewhere); NULL while no such job runs. */
@@ -834,6 +983,7 @@ static void send_ran(send_ctx *c, int code, int i)
 static void send_fill(void *host, size_t bytes, int i, void *ctx)
 {
     send_ctx *c = send_state(ctx);
+    c->other_thread += !pthread_equal(pthread_self(), c->caller);
     send_ran(c, 2 * i, i);
     if (i == 0)
         c->fill0_at = xl_now_ms();
@@ -853,11 +1003,14 @@ static void send_fill(void *host, size_t bytes, int i, void *ctx)
 static void send_gpu_work(cudaStream_t s, int i, void *ctx)
 {
     send_ctx *c = send_state(ctx);
+    c->other_thread += !pthread_equal(pthread_self(), c->caller);
     send_ran(c, 2 * i + 1, i);
     c->gpu_out_of_order += i != c->gpu_works;
     c->gpu_works++;
     c->gpu_other_stream += s != c->stream;
-    xl_delay(s, c->gpu_ns);
+    xl_delay(s, i == 0 && c->first_ns ? c->first_ns : c->gpu_ns);
+    if (i == 0)
+        __atomic_store_n(&c->started, 1, __ATOMIC_RELEASE);
     if (i >= 0 && i < c->n)
         XL_CHECK(cudaMemsetAsync(c->dev + (size_t)i * c->bytes, GPU_WORK_BYTE, c->bytes, s));
 }
@@ -867,7 +1020,7 @@ static lab_send_job send_setup(send_ctx *c, cudaStream_t s, void *host, void *de
                                uint64_t gpu_ns)
 {
     *c = (send_ctx){.seed = xl_fresh_seed(), .gpu_ns = gpu_ns, .stream = s, .host = host, .dev = dev,
-                    .bytes = bytes, .n = n};
+                    .bytes = bytes, .n = n, .caller = pthread_self()};
     xl_dev_fill(dev, XL_POISON_BYTE, room);
     XL_CHECK(cudaDeviceSynchronize());
     lab_send_job j = {s, send_gpu_work, host, dev, bytes, n, send_fill, c};
@@ -957,6 +1110,10 @@ static void send_expect_as(const lab_send_job *j, const char *which)
               "%s, %d batches of %zu bytes: lab_send called gpu_work %d times (%d for a batch out of order, "
               "%d with a stream other than job->stream); call it once per batch, in order, with job->stream",
               which, j->n, j->bytes, c->gpu_works, c->gpu_out_of_order, c->gpu_other_stream);
+    cr_assert(c->other_thread == 0,
+              "%s, %d batches of %zu bytes: lab_send called %d of its callbacks on another thread than the one that "
+              "called it. lab.h: lab_send calls fill and gpu_work itself, on the calling thread", which, j->n,
+              j->bytes, c->other_thread);
     cr_assert(c->misorder[0] == 0,
               "%s, %d batches of %zu bytes: lab_send called %s. lab.h: for each batch i, in order, fill(i) "
               "(the host writes batch i), then gpu_work(i), then batch i's copy: gpu_work(i) may read what fill(i) "
@@ -994,6 +1151,7 @@ typedef struct {
 static void send_in_thread_call(void *arg)
 {
     send_in_thread *t = arg;
+    ((send_ctx *)t->job.ctx)->caller = pthread_self(); /* its callbacks run on this thread */
     t->rc = lab_send(&t->job);
 }
 
@@ -1032,11 +1190,48 @@ static void send_two_at_once(const cudaStream_t s[2])
     kit_expect_released(before, what);
 }
 
+/* send_waits_apart - two sends at once, each of its own batches through its own host buffer on its own stream s[k]:
+ * the first, in a thread, waits for copy 0 behind FIRST_WAIT_NS of gpu_work(0) while the second, in this thread,
+ * sends 3 to 6 small batches from start to end in a few ms, not held back by the first's wait; every batch arrives */
+static void send_waits_apart(const cudaStream_t s[2])
+{
+    static const char *const what = "two lab_send calls at once, each in a thread with its own job and stream (the "
+                                    "second made while the first waited 400 ms for its copy 0)";
+    send_ctx c[2];
+    send_in_thread t[2];
+    kit_held before = kit_held_now();
+    for (int k = 0; k < 2; k++) {
+        int n = k ? (int)kit_rand_int(3, 6) : 2;
+        size_t bytes = rand_bytes(1, 64u << 10), room = (size_t)n * bytes + 16;
+        t[k] = (send_in_thread){.job = send_setup(&c[k], s[k], kit_pinned_alloc(bytes), kit_dev_alloc(room), room,
+                                                  bytes, n, 1000000),
+                                .rc = -2};
+    }
+    c[0].first_ns = FIRST_WAIT_NS;
+    double ms = second_ms_beside_wait(send_in_thread_call, &t[0], &t[1], &c[0].started, what);
+    for (int k = 0; k < 2; k++)
+        cr_assert(t[k].rc == 0, "%s: the %s call (%d batches of %zu bytes) returned %d; each must return 0 (lab.h: "
+                  "calls may run at once)", what, k ? "second" : "first", t[k].job.n, t[k].job.bytes, t[k].rc);
+    cr_assert(ms <= SECOND_MAX_MS,
+              "%s: the second call (%d batches of %zu bytes, a few ms of its own work) took %.0f ms: it waited while "
+              "the first waited for its copy (a lock held over a wait?). lab.h: calls may run at once, none waiting "
+              "for another", what, t[1].job.n, t[1].job.bytes, ms);
+    expect_events_released(before, what);
+    for (int k = 0; k < 2; k++) {
+        xl_poison(t[k].job.host, t[k].job.bytes); /* lab.h: the host buffer is free once lab_send returns */
+        send_expect_as(&t[k].job, k ? "the second of two calls at once" : "the first of two calls at once");
+        XL_CHECK(cudaFreeHost(t[k].job.host));
+        XL_CHECK(cudaFree(t[k].job.dev));
+    }
+    kit_expect_released(before, what);
+}
+
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
         "lab_send: every batch arrives intact behind 20 ms of work on job->stream (the legacy stream 0 and "
         "cudaStreamPerThread once each), ctx NULL once, for 0 to 12 batches of 1 byte to 2 MiB (random, a few bytes "
         "as often as megabytes) and once hundreds, though the host refills one buffer, and two calls at once in two "
-        "threads (neither waiting for the other); fill(i), gpu_work(i), copy i, in that order; n = 0 waits for "
+        "threads (neither waiting for the other, nor one held back 50 ms into the other's 400 ms wait); fill(i), "
+        "gpu_work(i), copy i, in that order, on the calling thread; n = 0 waits for "
         "nothing; the job untouched; a NULL member refused with n = 0 too; nothing is left allocated or on the heap, "
         "from the first call on", 30)
 {
@@ -1071,6 +1266,14 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
                   cudaGetErrorName(left));
     }
     kit_expect_released(before, "lab_send refusing bad jobs");
+    { /* nothing was sent: dev still holds send_setup's poison */
+        unsigned char got[3 * 4096 + 16];
+        size_t bad = 0;
+        XL_CHECK(cudaStreamSynchronize(s));
+        XL_CHECK(cudaMemcpy(got, dev, sizeof got, cudaMemcpyDeviceToHost));
+        cr_assert(xl_check_poison(got, sizeof got, &bad) == 0, "lab_send wrote into job->dev (byte %zu) in a call it "
+                  "refused: a refused call sends nothing", bad);
+    }
     /* refusals and sends, repeated: nothing malloc'd a call and kept */
     int nr = (int)kit_rand_int(1, 3);
     size_t br = rand_bytes(1, 1u << 16);
@@ -1134,6 +1337,7 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
     }
     kit_expect_released(before, "lab_send(NULL), bad jobs and 11 calls of lab_send");
     send_two_at_once(pair);
+    send_waits_apart(pair);
     XL_CHECK(cudaStreamDestroy(pair[1]));
     XL_CHECK(cudaFreeHost(host));
     XL_CHECK(cudaFree(dev));

@@ -26,6 +26,7 @@
 #include "common/delay.h"
 #include "common/devmem.h"
 #include "common/gpu.h"
+#include "common/rescount.h"
 #include "common/stats.h"
 #include "common/timeline.h"
 #include "common/timing.h"
@@ -54,12 +55,17 @@ XL_LAB("05", "stream-pipelining");
 
 /* ===== Helpers ===== */
 
-/* new_pipeline - lab_pipeline_create, which must succeed */
+/* new_pipeline - lab_pipeline_create, which must succeed, holding exactly `streams` streams */
 static lab_pipeline *new_pipeline(size_t chunk_items, int streams)
 {
+    long held = xl_resources_now().streams;
     lab_pipeline *p = lab_pipeline_create(chunk_items, streams);
-    cr_assert(p != NULL, "lab_pipeline_create(%zu words, %d streams) returned NULL (see its message above)",
-              chunk_items, streams);
+    cr_assert(p != NULL, "lab_pipeline_create(%zu words, %d streams) returned NULL (see its message above): lab.h "
+              "takes any chunk_items >= 1 and 1 to 32 streams, and refuses only when out of memory", chunk_items,
+              streams);
+    long made = xl_resources_now().streams - held;
+    cr_assert(made == streams, "lab_pipeline_create(%zu words, %d streams) holds %ld streams once it returns: lab.h "
+              "asks for a pipeline of `streams` streams, no more and no fewer", chunk_items, streams, made);
     return p;
 }
 
@@ -510,10 +516,15 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
         snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what), ", its first run, the pipeline made "
                  "beside %.0f ms of work on the legacy stream and chunk %d's %s held back %.0f ms",
                  LEGACY_BUSY_NS * 1e-6, r->window - 1, r->window_after ? "copy out" : "kernel", WINDOW_NS * 1e-6);
+    if (in == out)
+        snprintf(r->what + strlen(r->what), sizeof r->what - strlen(r->what), ", in place (out == in)");
+    if (in == out) /* in place: only the guard after the array is poisoned, before the input is kept */
+        xl_poison(out + r->items, 16 * sizeof(uint32_t));
     xl_fill_random(in, r->items * sizeof(uint32_t), xl_fresh_seed());
     if (r->keep)
         memcpy(r->keep, in, (r->items + 16) * sizeof(uint32_t));
-    xl_poison(out, (r->items + 16) * sizeof(uint32_t));
+    if (in != out)
+        xl_poison(out, (r->items + 16) * sizeof(uint32_t));
     rk.n = 0, rk.foreign = 0, rk.stale = 0, rk.hold = hold, rk.hold_ns = HOLD_NS, rk.hold_after = 0;
     if (r->window)
         rk.hold = r->window - 1, rk.hold_ns = WINDOW_NS, rk.hold_after = r->window_after;
@@ -524,11 +535,11 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
     int nsyncs = xl_synclog_stop();
     int ncopies = xl_copylog_stop();
     xl_expect_ok(rc, "lab_pipeline_run");
-    expect_out(in, out, r->items, r->what); /* at once: a held-back chunk is the last to land */
+    expect_out(in == out ? r->keep : in, out, r->items, r->what); /* at once: a held-back chunk lands last */
     kit_expect_released(before, r->what);
     cr_assert(k.launch == given.launch && k.ctx == given.ctx, "%s: lab_pipeline_run changed *k, the caller's const "
               "lab_kernel: read it only", r->what);
-    if (r->keep) {
+    if (r->keep && in != out) {
         size_t w = 0;
         while (w < r->items + 16 && in[w] == r->keep[w])
             w++;
@@ -675,6 +686,29 @@ static void check_order(lab_order order)
     }
     lab_pipeline_destroy(two[1]);
     kit_expect_released(h, what);
+    /* in place (out == in, which lab.h allows): each result replaces its input; 1 to 8 streams, over 1 to 3 rounds */
+    int sp = (int)kit_rand_int(1, 8);
+    size_t cp = (size_t)kit_rand_int(1, 1 << 16), full = cp * (size_t)sp;
+    pipe_seen seen_p = {0};
+    lab_pipeline *p = new_pipeline(cp, sp);
+    run_spec rp = {order, sp, cp, (size_t)kit_rand(full, 3 * full + 1), NULL, NULL, "", &seen_p, NULL, keep, 0, 0};
+    run_checked(p, &rp, in, in, -1);
+    lab_pipeline_destroy(p);
+    lab_host_free(in);
+    lab_host_free(out);
+    free(keep);
+    /* a chunk past 2^24 words (64 MiB) that is no multiple of 2^20, then a short one: any chunk_items is valid, and a
+     * chunk copied in pieces keeps its tail */
+    int sb = (int)kit_rand_int(1, 2);
+    size_t cb = ((size_t)1 << 24) + (size_t)kit_rand(1, ((size_t)1 << 20) - 1), nb = cb + (size_t)kit_rand(1, 4096);
+    pipe_seen seen_b = {0};
+    in = host_array(nb), out = host_array(nb);
+    keep = malloc((nb + 16) * sizeof(uint32_t));
+    cr_assert(keep != NULL, "out of memory");
+    p = new_pipeline(cb, sb);
+    run_spec rb = {order, sb, cb, nb, NULL, NULL, "", &seen_b, NULL, keep, 0, 0};
+    run_checked(p, &rb, in, out, -1);
+    lab_pipeline_destroy(p);
     lab_host_free(in);
     lab_host_free(out);
     free(keep);
@@ -904,6 +938,11 @@ XL_TEST(pipeline, arguments, 5, XL_GPU,
                   "LAB_BREADTH_FIRST", rc);
     }
     cr_assert(kc.launches == 0, "0 words launched %d kernels", kc.launches);
+    size_t w8 = 0;
+    cr_assert(xl_check_poison(out, (8 + 16) * sizeof(uint32_t), &w8) == 0 &&
+                  xl_check_poison(in, (8 + 16) * sizeof(uint32_t), &w8) == 0,
+              "lab_pipeline_run wrote into in or out (byte %zu) in a call it refused or with 0 words: such a call "
+              "leaves the caller's arrays untouched", w8);
     lab_pipeline_destroy(p);
     snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams) and lab_pipeline_destroy", c_ok, s_ok);
     kit_expect_released(h1, what);
@@ -973,7 +1012,8 @@ XL_TEST(results, depth_first, 10, XL_GPU,
         "depth-first: every word exact as soon as the run returns, issued chunk by chunk before any host wait, with "
         "each run's own kernel, chunk c on stream c mod S in every run, no stream waiting for another, each with its "
         "own device buffers in and out, in untouched; 1 to 32 streams, chunks of 1 word up, lengths at multiples of a "
-        "chunk and +-1; pipelines made beside work on the legacy stream; two pipelines alive at once",
+        "chunk and +-1, a chunk past 2^24 words, in place (out == in); pipelines made beside work on the legacy "
+        "stream, each holding its `streams` streams; two pipelines alive at once",
         60)
 {
     check_order(LAB_DEPTH_FIRST);
@@ -983,7 +1023,8 @@ XL_TEST(results, breadth_first, 10, XL_GPU,
         "breadth-first: every word exact as soon as the run returns, issued round by round of S chunks before any "
         "host wait, with each run's own kernel, chunk c on stream c mod S in every run, no stream waiting for "
         "another, each with its own device buffers in and out, in untouched; 1 to 32 streams, chunks of 1 word up, "
-        "lengths at multiples of a chunk and +-1; pipelines made beside work on the legacy stream; two pipelines "
+        "lengths at multiples of a chunk and +-1, a chunk past 2^24 words, in place (out == in); pipelines made "
+        "beside work on the legacy stream, each holding its `streams` streams; two pipelines "
         "alive at once",
         60)
 {

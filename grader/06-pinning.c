@@ -41,6 +41,12 @@ XL_LAB("06", "pinning");
  * leaked buffer, the leak test; an unchecked or page-rounded registration, bad input. The reference's figures and
  * margins on the H100 and H200: refdata/stability/ (docs/instructors.md's table). */
 
+/* page_bytes - the host's page size in bytes, as getpagesize(2) reports it (always positive) */
+static size_t page_bytes(void)
+{
+    return (size_t)getpagesize();
+}
+
 /* ===== host allocations, watched: what a call under watch mallocs, and a failure on demand =====
  * This grader's malloc family also replaces the C library's (each hands the call to glibc's own __libc_*). While
  * the test's own thread runs a lab call under host_watch_begin, every block allocated in that thread is noted with
@@ -363,6 +369,7 @@ static void expect_pinned_by(xl_pinned before, const lab_pinned *b, size_t bytes
 {
     xl_pinned now = xl_pinned_now();
     long allocs = now.allocations - before.allocations, regs = now.registrations - before.registrations;
+    size_t page = page_bytes(), whole = (bytes + page - 1) / page * page; /* bytes < SIZE_MAX - page here */
     if (method != LAB_IN_PLACE) {
         cr_assert(allocs == 1 && regs == 0,
                   "%s on %zu bytes made %ld pinned allocations and %ld registrations (cudaHostRegister): %s takes "
@@ -372,6 +379,10 @@ static void expect_pinned_by(xl_pinned before, const lab_pinned *b, size_t bytes
         cr_assert(now.alloc_bytes - before.alloc_bytes >= bytes,
                   "%s on %zu bytes allocated %zu bytes of pinned memory: too few for the data", fn, bytes,
                   now.alloc_bytes - before.alloc_bytes);
+        cr_assert(now.alloc_bytes - before.alloc_bytes <= whole,
+                  "%s on %zu bytes allocated %zu bytes of pinned memory, more than the data's %zu bytes rounded up to "
+                  "whole pages (%zu): lab.h: a page-locked buffer of the data's size (no power-of-two or cached "
+                  "blocks: pinned memory is scarce)", fn, bytes, now.alloc_bytes - before.alloc_bytes, bytes, whole);
         return;
     }
     cr_assert(regs == 1 && allocs == 0,
@@ -379,9 +390,20 @@ static void expect_pinned_by(xl_pinned before, const lab_pinned *b, size_t bytes
               "memory fill wrote in place, one cudaHostRegister, and allocates no pinned memory (lab.h)",
               fn, bytes, regs, allocs);
     size_t reg = now.reg_bytes - before.reg_bytes, n = 0;
+    cr_assert(reg <= whole,
+              "%s on %zu bytes registered %zu bytes with cudaHostRegister, more than the data's %zu bytes rounded up "
+              "to whole pages (%zu): pin the data's pages, no more (lab.h)", fn, bytes, reg, bytes, whole);
+    cr_assert(0 == (uintptr_t)b->data % page,
+              "%s on %zu bytes gave data at %p, which is not at the start of a page (%zu bytes): lab.h: (c) makes the "
+              "data at the start of a page, in whole pages of its own (aligned_alloc, posix_memalign), since the "
+              "system locks whole pages and other heap blocks must not share them", fn, bytes, b->data, page);
     const char *block = host_block_of(b->data, &n);
     if (!block)
         return; /* not from the malloc family (mmap, say): the system refuses to register pages that are not mapped */
+    cr_assert(block + n >= (const char *)b->data + whole,
+              "%s on %zu bytes made the data in a block of %zu bytes at %p that ends before the data's last page does "
+              "(%zu bytes from %p): lab.h: (c) makes the data in whole pages of its own, so that no other heap block "
+              "shares a page it locks", fn, bytes, n, (const void *)block, whole, b->data);
     cr_assert(reg <= n && xl_pinned_flags(block + n) == ~0u && xl_pinned_flags(block - 1) == ~0u,
               "%s on %zu bytes registered %zu bytes with cudaHostRegister, beyond the block of %zu bytes it allocated "
               "for the data (at %p): the memory past that block is the heap's, other blocks malloc hands out; register "
@@ -545,12 +567,6 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
 
 #define SMALL_MAX MIB /* the small sizes reach this */
 
-/* page_bytes - the host's page size in bytes, as getpagesize(2) reports it (always positive) */
-static size_t page_bytes(void)
-{
-    return (size_t)getpagesize();
-}
-
 /* method_name - the name of a lab_method, for messages */
 static const char *method_name(lab_method m)
 {
@@ -577,6 +593,31 @@ static void unpin(lab_pinned *b)
               "that moment the driver holds pages that malloc may give out again. lab.h: unregister it first "
               "(cudaHostUnregister), then free it",
               method_name(method), bytes, freed_pinned);
+}
+
+/* unpin_made - unpin(b) right after pin_watched made b: the host block that call allocated for the data (when the
+ * data lies in one: (c)'s, from malloc, aligned_alloc and the like) must be freed by lab_unpin, not kept for a later
+ * call (lab.h: after it nothing that the method allocated is left) */
+static void unpin_made(lab_pinned *b)
+{
+    size_t n = 0;
+    lab_method method = b->method;
+    size_t bytes = b->bytes;
+    void *block = b->data ? host_block_of(b->data, &n) : NULL;
+    if (!block) {
+        unpin(b);
+        return;
+    }
+    host_watching = 1; /* frees forget the blocks noted while b was made (host_nblocks kept) */
+    unpin(b);
+    host_watching = 0;
+    int kept = 0;
+    for (int i = 0; i < host_nblocks; i++)
+        kept |= host_blocks[i].p == block;
+    cr_assert(kept == 0,
+              "lab_unpin of a %s buffer of %zu bytes left the block of %zu bytes its method allocated for the data "
+              "(%p) allocated: lab.h: after lab_unpin nothing that the method allocated is left (free it; do not keep "
+              "it for a later call)", method_name(method), bytes, n, block);
 }
 
 /* expect_basics - b is what fn gave for bytes: data of that length, out->method naming the method, equal to
@@ -699,7 +740,7 @@ static void check_small(pin_fn pin, const char *fn, lab_method method)
         xl_fill_random(want, n, f.seed);
         expect_basics(&b, n, want, method, fn);
         expect_device_writes(&b, dev, src, n, fn);
-        unpin(&b);
+        unpin_made(&b);
         expect_unpinned_zero(&b, fn, n);
         snprintf(what, sizeof what, "%s on %zu bytes and lab_unpin", fn, n);
         kit_expect_released(before, what);
@@ -738,7 +779,7 @@ static void check_huge(pin_fn pin, const char *fn, lab_method method)
     cr_assert(kit_is_pinned(b.data) && kit_is_pinned((const char *)b.data + bytes - 1),
               "%s, %zu bytes: the data is not page-locked from its first to its last byte", fn, bytes);
     kit_expect_not_write_combined(b.data, fn);
-    unpin(&b);
+    unpin_made(&b);
     expect_unpinned_zero(&b, fn, bytes);
     snprintf(what, sizeof what, "%s on %zu bytes and lab_unpin", fn, bytes);
     kit_expect_released(before, what);
@@ -759,7 +800,7 @@ static void check_method(pin_fn pin, const char *fn, lab_method method)
     expect_one_fill(&f, bytes, method, fn, &b);
     expect_pinned_by(before, &b, bytes, method, fn);
     expect_good_buffer(&b, bytes, f.seed, method, fn);
-    unpin(&b);
+    unpin_made(&b);
     expect_unpinned_zero(&b, fn, bytes);
     check_huge(pin, fn, method);
 }
@@ -922,7 +963,7 @@ static void expect_peak(pin_fn pin, const char *fn, lab_method how, const char *
     xl_results_row("peak", "method,bytes,peak_x", "%s,%zu,%.3f", method, (size_t)PEAK_BYTES, m);
     expect_one_fill(&f, PEAK_BYTES, how, fn, &b);
     expect_pinned_by(held, &b, PEAK_BYTES, how, fn);
-    unpin(&b);
+    unpin_made(&b);
     cr_assert(m >= lo && m <= hi, "%s raised the peak by %.2fx the buffer; %s: %.2f to %.2fx", fn, m, why, lo, hi);
 }
 
@@ -973,7 +1014,7 @@ XL_TEST(leaks, cycles, 10, XL_GPU,
                       CYCLES + 2);
             expect_one_fill(&f, bytes, methods[m], names[m], &b);
             expect_pinned_by(held, &b, bytes, methods[m], names[m]);
-            unpin(&b);
+            unpin_made(&b);
         }
         xl_pinned p1 = xl_pinned_now();
         cr_assert(xl_mem_read(&r1) == 0, "cannot read /proc/self/status");
@@ -1270,6 +1311,29 @@ static void expect_ranges_share_page(void)
     free(pg);
 }
 
+/* fill_nothing - lab_fill_fn for calls that must be refused: counts the call in ctx (a fill_ctx), writes nothing */
+static void fill_nothing(void *buf, size_t bytes, void *ctx)
+{
+    (void)buf;
+    (void)bytes;
+    ((fill_ctx *)ctx)->calls++;
+}
+
+/* cuda_refuses_pinned - 1 when the CUDA runtime's cudaMallocHost refuses bytes (its error cleared); 0 when it gives
+ * them (then freed at once), or gives nothing at all (NULL) */
+static int cuda_refuses_pinned(size_t bytes)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMallocHost(&p, bytes);
+    if (err == cudaSuccess) {
+        if (p)
+            XL_CHECK(cudaFreeHost(p));
+        return 0;
+    }
+    cudaGetLastError();
+    return 1;
+}
+
 XL_TEST(bad, input, 10, XL_GPU,
         "0 bytes, NULL, 1 PiB, sizes within a page of SIZE_MAX, bytes pinned twice, read-only memory, and pinning, "
         "registering or a malloc of the data that runs out of memory give -1 with a one-line message, out zeroed, "
@@ -1302,15 +1366,22 @@ XL_TEST(bad, input, 10, XL_GPU,
         EXPECT_REFUSED(pins[m]((size_t)1 << 50, fill_seeded, &f, &b), call, "it must return -1");
         expect_zeroed(&b, call);
         cr_assert(cudaGetLastError() == cudaSuccess, "%s(1 PiB) left a CUDA error pending", names[m]);
-        /* sizes no system can give, within a page of SIZE_MAX: rounding them up to whole pages wraps past 0. The
-         * methods that make the data in malloc'd memory (b, c); (a) hands its size to cudaMallocHost as it is */
-        size_t huge[2] = {SIZE_MAX, SIZE_MAX - page_bytes() + 2};
-        for (int h = 0; h < 2 && pins[m] != lab_pin_at_alloc; h++) {
+        /* sizes no system can give, within a page of SIZE_MAX: rounding them up to whole pages wraps past 0. Every
+         * method; (a) where the CUDA runtime's own cudaMallocHost refuses that size (it is the system there). The
+         * fill writes nothing: a call that goes on to fill is told so, not crashed */
+        size_t huge[3] = {SIZE_MAX, SIZE_MAX - page_bytes() + 2,
+                          SIZE_MAX - (size_t)kit_rand_int(0, (long)page_bytes() - 2)};
+        for (int h = 0; h < 3; h++) {
+            if (pins[m] == lab_pin_at_alloc && !cuda_refuses_pinned(huge[h]))
+                continue;
+            int calls = f.calls;
             memset(&b, 0x5A, sizeof b);
             snprintf(call, sizeof call, "%s(%zu bytes, SIZE_MAX - %zu)", names[m], huge[h], SIZE_MAX - huge[h]);
-            EXPECT_REFUSED(pins[m](huge[h], fill_seeded, &f, &b), call,
+            EXPECT_REFUSED(pins[m](huge[h], fill_nothing, &f, &b), call,
                            "it must return -1: no system can give that memory (does rounding it up to whole pages "
                            "wrap past 0?)");
+            cr_assert(f.calls == calls, "%s called fill, then returned -1: check the size and the allocation before "
+                      "filling", call);
             expect_zeroed(&b, call);
             cr_assert(cudaGetLastError() == cudaSuccess, "%s left a CUDA error pending", call);
         }
@@ -1380,7 +1451,7 @@ XL_TEST(bad, input, 10, XL_GPU,
                   "%s(%zu bytes, a fill, ctx NULL) returned %d after %d fill calls (ctx %p): ctx is the caller's, only "
                   "handed to fill unchanged, and NULL is valid", names[m], n, rc, no_ctx_calls, no_ctx_seen);
         expect_pinned_by(before.pinned, &b, n, methods[m], names[m]);
-        unpin(&b);
+        unpin_made(&b);
         snprintf(call, sizeof call, "%s(%zu bytes, a fill, ctx NULL) and lab_unpin", names[m], n);
         kit_expect_released(before, call);
     }

@@ -19,10 +19,12 @@
  * plain packed path and batch call (labs/07-small-transfers/baseline.cu), measured interleaved in the same run, every
  * result's bytes checked.
  */
+#define _GNU_SOURCE /* sched_getaffinity, sched_setaffinity, CPU_SET */
 #include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@
 #include "common/delay.h"
 #include "common/devmem.h"
 #include "common/faults.h"
+#include "common/pool.h"
 #include "common/stats.h"
 #include "common/synclog.h"
 #include "common/timing.h"
@@ -53,6 +56,8 @@ XL_LAB("07", "small-transfers");
 #define BUSY_NS_PER_MIB 1000000ull /* call moves, so that the call's host work ends first (packing: ~0.2 ms/MiB) */
 #define HOLD_NS 5000000ull         /* packed.reuse: the stream held up 5 ms while calls follow one another, */
 #define HOLD_LONG_NS 20000000ull   /* and 20 ms for a send on a second stream: its host work must not outlast it; */
+#define HOLD_EMPTY_NS 250000000ull /* and 250 ms before the first send that calls of nothing follow (their record
+                                   * says they waited for nothing; the hold, that they did not poll either) */
 #define HOLD_SM_NS 20000000ull     /* every multiprocessor held 20 ms while sends follow (their host work is < 1 ms) */
 #define TWINS 4                    /* packed.reuse: packers used at once, each from a host thread of its own, */
 #define TWIN_ROUNDS 200            /* for this many round trips each (a shared team run without turns was found in */
@@ -60,6 +65,14 @@ XL_LAB("07", "small-transfers");
 #define MAX_RECS 512               /* copies kept per call (more are counted) */
 #define MAX_SYNCS 4096             /* waits and event records kept per call (more are counted) */
 #define SHARED_PIECES 8192         /* the packer several lists of a test share */
+#define HUGE_MIN (64 * MIB)        /* packed.send, packed.fetch: one list of 64 to 80 MiB on a packer of its own (a */
+#define HUGE_MAX (80 * MIB)        /* call of more trips, chunks and blocks than any other test makes), */
+#define HUGE_PIECES 200            /* in 2 to this many pieces */
+#define HUGE_ARENA (HUGE_MAX + MIB) /* in arenas of this size */
+#define LONG_BUSY_NS 250000000ull  /* packed.fetch: one list's stream busy 250 ms before the call (a wait that gives */
+                                   /* up or polls for a while returns before its bytes are there) */
+#define TEAM_MIN 2                 /* packed.send, packed.fetch: the process may run on a random number of cores, */
+#define TEAM_MAX 7                 /* so that xl_pool_default_threads gives a team of this many threads */
 
 /* Speed: 1024 pieces of 4 KiB, the size where a copy's latency costs more than its bytes. */
 #define SPEED_PIECES 1024
@@ -119,6 +132,8 @@ typedef struct {
     size_t max_bytes;            /* the packer it runs with */
     int max_pieces;
     int pinned;                  /* host pieces in the pinned arena (1) or the pageable one (0) */
+    size_t arena_bytes;          /* the arenas' size: 0 for ARENA_BYTES */
+    uint64_t busy_extra_ns;      /* GPU work queued before a call beyond busy_ns (fetch_case) */
     char what[400];              /* the list and the call in words, for every message */
 } plist;
 
@@ -198,7 +213,8 @@ static size_t place_side(const plist *l, const unsigned char *base, size_t from,
     }
     free(order);
     at += GUARD_TAIL;
-    cr_assert(at <= ARENA_BYTES, "grader error: a list of %d pieces needs %zu bytes of arena", l->n, at);
+    cr_assert(at <= (l->arena_bytes ? l->arena_bytes : ARENA_BYTES),
+              "grader error: a list of %d pieces needs %zu bytes of arena", l->n, at);
     return at;
 }
 
@@ -387,16 +403,22 @@ typedef struct {
     unsigned char *kept;               /* a send's host bytes as they were before the call, ARENA_BYTES */
 } arenas;
 
+/* arenas_alloc_sized - arenas of bytes each */
+static void arenas_alloc_sized(arenas *a, size_t bytes)
+{
+    a->host[0] = kit_host_alloc(bytes);
+    a->host[1] = kit_pinned_alloc(bytes);
+    a->dev = kit_dev_alloc(bytes);
+    XL_CHECK(cudaMalloc((void **)&a->dev_src, bytes));
+    XL_CHECK(cudaMalloc((void **)&a->probe, bytes));
+    a->want = malloc(bytes), a->image = malloc(bytes), a->got = malloc(bytes);
+    a->snap = malloc(bytes), a->kept = malloc(bytes);
+    cr_assert(a->want && a->image && a->got && a->snap && a->kept, "the grader could not allocate host memory");
+}
+
 static void arenas_alloc(arenas *a)
 {
-    a->host[0] = kit_host_alloc(ARENA_BYTES);
-    a->host[1] = kit_pinned_alloc(ARENA_BYTES);
-    a->dev = kit_dev_alloc(ARENA_BYTES);
-    XL_CHECK(cudaMalloc((void **)&a->dev_src, ARENA_BYTES));
-    XL_CHECK(cudaMalloc((void **)&a->probe, ARENA_BYTES));
-    a->want = malloc(ARENA_BYTES), a->image = malloc(ARENA_BYTES), a->got = malloc(ARENA_BYTES);
-    a->snap = malloc(ARENA_BYTES), a->kept = malloc(ARENA_BYTES);
-    cr_assert(a->want && a->image && a->got && a->snap && a->kept, "the grader could not allocate host memory");
+    arenas_alloc_sized(a, ARENA_BYTES);
 }
 
 static void arenas_free(arenas *a)
@@ -559,6 +581,20 @@ static void expect_disjoint_copies(const call_seen *c, int n, const plist *l, co
         }
 }
 
+/* expect_did_nothing - a packed call with nothing to copy (n = 0, or every piece empty) asked for no copy, no
+ * wait, no stream wait and no event record (lab.h: it returns 0 and does nothing); what says what was called */
+static void expect_did_nothing(const call_seen *c, const char *fn, const char *what)
+{
+    cr_assert(c->ncopies == 0 && c->batches.calls == 0,
+              "%s: %s asked for %d copies and %d batch calls with nothing to copy: lab.h: a call with nothing to "
+              "copy (n = 0, or every piece empty) returns 0 and does nothing", what, fn, c->ncopies, c->batches.calls);
+    cr_assert(c->nsyncs == 0,
+              "%s: %s called %s%s with nothing to copy: lab.h: a call with nothing to copy (n = 0, or every piece "
+              "empty) returns 0 and does nothing: no wait for an earlier call, nothing queued on the stream (return "
+              "before the steps that prepare the staging)",
+              what, fn, xl_sync_name(c->syncs[0].kind), c->nsyncs > 1 ? " (and more)" : "");
+}
+
 /* expect_packed_copies - a packed call's copies: none for n = 0 and no batch call; at most 1 + ceil(total /
  * LAB_TRIP_BYTES), each a cudaMemcpyAsync on s, host to device for a send (a fetch may also send its table), its
  * host end pinned, not write-combined and not the caller's memory (host_arena: where the list's host pieces lie) */
@@ -572,9 +608,8 @@ static void expect_packed_copies(const call_seen *c, int which, const plist *l, 
               "%s: %s called cudaMemcpyBatchAsync %d times: the packed path carries its trips with cudaMemcpyAsync "
               "(lab.h); the batch call is lab_send_batch's and lab_fetch_batch's",
               l->what, fn, c->batches.calls);
-    if (l->n == 0)
-        cr_assert(c->ncopies == 0, "%s: %s asked for %d copies; with n = 0 it must do nothing (lab.h)", l->what, fn,
-                  c->ncopies);
+    if (l->total == 0)
+        expect_did_nothing(c, fn, l->what);
     cr_assert(c->ncopies <= bound,
               "%s: %s asked for %d copies for %zu bytes in %d pieces; lab.h allows at most 1 + ceil(%zu / "
               "LAB_TRIP_BYTES) = %ld. Pack the pieces into the staging buffer and carry it in trips of at least "
@@ -631,9 +666,10 @@ static void expect_one_batch(const call_seen *c, int which, const plist *l, cuda
               "one cudaMemcpyBatchAsync (lab.h)",
               l->what, fn, c->ncopies);
     if (l->total == 0) {
-        cr_assert(c->batches.calls <= (l->n > 0) && c->batches.bytes == 0,
-                  "%s: %s made %d cudaMemcpyBatchAsync calls of %zu bytes; %s", l->what, fn, c->batches.calls,
-                  c->batches.bytes, l->n ? "there was nothing to copy" : "with n = 0 it must do nothing (lab.h)");
+        cr_assert(c->batches.calls == 0,
+                  "%s: %s made %d cudaMemcpyBatchAsync calls of %zu bytes with nothing to copy: lab.h: a call with "
+                  "nothing to copy (n == 0, or every piece empty) returns 0 and does nothing", l->what, fn,
+                  c->batches.calls, c->batches.bytes);
         return;
     }
     cr_assert(c->batches.calls == 1,
@@ -835,7 +871,8 @@ static void fetch_case(arenas *a, plist *l, lab_packer *p, cudaStream_t s)
     xl_dev_fill(a->dev + l->dev_from, STALE_BYTE, span);
     want_host(a->want, l, a->image);
     xl_poison(host + l->host_from, l->host_end - l->host_from);
-    kit_queue_busy_copy(s, busy_ns(l->total), a->dev + l->dev_from, a->dev_src + l->dev_from, span);
+    kit_queue_busy_copy(s, busy_ns(l->total) + l->busy_extra_ns, a->dev + l->dev_from, a->dev_src + l->dev_from,
+                        span);
     call(FETCH_PACKED, p, l->pieces, l->n, s, &c, l->what);
     memcpy(a->got + l->host_from, host + l->host_from, l->host_end - l->host_from); /* as it returned */
     XL_CHECK(cudaDeviceSynchronize());
@@ -863,18 +900,81 @@ static lab_packer *new_packer(size_t max_bytes, int max_pieces)
     return p;
 }
 
+/* narrow_cores - confines the calling thread, and the threads it starts from now on, to want cores chosen at random
+ * among those it may run on (all of them when it may run on fewer); the mask it had into *was. How many it may run
+ * on now. A packer made after it sees a smaller machine: xl_pool_default_threads gives a team of that many cores
+ * less XL_POOL_SPARE. */
+static int narrow_cores(int want, cpu_set_t *was)
+{
+    static int ids[CPU_SETSIZE];
+    cpu_set_t now;
+    CPU_ZERO(was);
+    cr_assert(sched_getaffinity(0, sizeof *was, was) == 0, "grader error: sched_getaffinity failed");
+    int have = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, was))
+            ids[have++] = c;
+    if (want >= have)
+        return have;
+    CPU_ZERO(&now);
+    for (int k = 0; k < want; k++) { /* a random choice of want of them */
+        int j = k + (int)kit_rand_int(0, have - 1 - k), t = ids[k];
+        ids[k] = ids[j], ids[j] = t;
+        CPU_SET(ids[k], &now);
+    }
+    cr_assert(sched_setaffinity(0, sizeof now, &now) == 0, "grader error: sched_setaffinity failed");
+    return want;
+}
+
+/* refill - l's array of pieces filled again in place (the same address, the same n, as many empty pieces): its
+ * host pieces moved to the other host arena, every piece placed anew on both sides, and (new_sizes) the sizes
+ * shuffled among the pieces; what says so */
+static void refill(plist *l, arenas *a, int new_sizes, int round, cudaStream_t s)
+{
+    if (new_sizes) {
+        size_t *was = malloc((size_t)l->n * sizeof *was);
+        int *order = malloc((size_t)l->n * sizeof *order);
+        cr_assert(was && order, "out of memory");
+        shuffle(order, l->n);
+        for (int i = 0; i < l->n; i++)
+            was[i] = l->pieces[i].bytes;
+        for (int i = 0; i < l->n; i++)
+            l->pieces[i].bytes = was[order[i]];
+        free(was), free(order);
+        empty_nulls(l);
+    }
+    l->pinned = !l->pinned;
+    place(l, a->host[l->pinned], 0, a->dev, 0);
+    snprintf(l->what, sizeof l->what, "refill %d of the same array of %d pieces (the same address, n and count of "
+             "empty pieces; other host and device places%s), sent again on the same packer", round, l->n,
+             new_sizes ? ", the sizes shuffled among the pieces" : ", the same sizes");
+    describe(l, 1, s);
+}
+
+static void partitioned(plist *l, int n, size_t total, size_t least);
+
 /* run_lists - every kind of list through lab_send_packed or lab_fetch_packed (which), host memory pinned and
  * pageable by turns, a quarter of them on the legacy stream (spelled 0 or cudaStreamLegacy) and a quarter on the
  * per-thread default stream (cudaStreamPerThread), the rest on a stream of the kit's; some on a packer the
  * lists share (its staging holds the last list's bytes), the others on a packer of their own, filled exactly where
- * the kind says */
+ * the kind says; a fetch's stream busy 250 ms before one of them. Then one array of pieces refilled in place twice
+ * on the shared packer, and one list of 64 to 80 MiB. The process runs on 4 to 9 cores (a packing team of 2 to 7
+ * threads where the packer sizes it from the cores it may use). */
 static void run_lists(int which)
 {
+    cpu_set_t was;
+    int team = (int)kit_rand_int(TEAM_MIN, TEAM_MAX);
+    int cores = narrow_cores(team + XL_POOL_SPARE, &was);
+    xl_note("this test ran on %d cores (the kit narrowed its affinity mask: the packed path must work on any number)",
+            cores);
     arenas a;
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
     lab_packer *shared = new_packer(ARENA_BYTES, SHARED_PIECES);
-    int flip = (int)kit_rand_int(0, 1), quarter = (int)kit_rand_int(0, 3);
+    int flip = (int)kit_rand_int(0, 1), quarter = (int)kit_rand_int(0, 3), slow;
+    do /* a kind with bytes to fetch */
+        slow = (int)kit_rand_int(0, L_KINDS - 1);
+    while (slow == L_EMPTY || slow == L_ZEROS);
     for (int kind = 0; kind < L_KINDS; kind++) {
         plist l;
         shape(&l, kind);
@@ -888,6 +988,11 @@ static void run_lists(int which)
             l.max_bytes = ARENA_BYTES, l.max_pieces = SHARED_PIECES;
         } else
             p = new_packer(l.max_bytes, l.max_pieces);
+        if (which == FETCH_PACKED && kind == slow) {
+            l.busy_extra_ns = LONG_BUSY_NS;
+            snprintf(l.what + strlen(l.what), sizeof l.what - strlen(l.what), ", the stream busy %llu ms before "
+                     "the call", (BUSY_NS + LONG_BUSY_NS) / 1000000);
+        }
         describe(&l, 1, st);
         if (which == SEND_PACKED)
             send_case(&a, &l, p, st);
@@ -897,9 +1002,49 @@ static void run_lists(int which)
             lab_packer_destroy(p);
         list_free(&l);
     }
+    { /* one array of pieces, refilled in place between calls on the shared packer */
+        plist l;
+        shape(&l, L_MEDIUM);
+        l.pinned = (int)kit_rand_int(0, 1);
+        l.max_bytes = ARENA_BYTES, l.max_pieces = SHARED_PIECES;
+        place(&l, a.host[l.pinned], 0, a.dev, 0);
+        describe(&l, 1, s);
+        for (int r = 0; r < 3; r++) {
+            if (r)
+                refill(&l, &a, r == 2, r, s);
+            if (which == SEND_PACKED)
+                send_case(&a, &l, shared, s);
+            else
+                fetch_case(&a, &l, shared, s);
+        }
+        list_free(&l);
+    }
     lab_packer_destroy(shared);
-    XL_CHECK(cudaStreamDestroy(s));
     arenas_free(&a);
+    { /* one list of 64 to 80 MiB on a packer of its own */
+        plist l;
+        arenas_alloc_sized(&a, HUGE_ARENA);
+        int n = (int)kit_rand_int(2, HUGE_PIECES);
+        size_t total = (size_t)kit_rand_int((long)HUGE_MIN, (long)HUGE_MAX);
+        partitioned(&l, n, total, 1);
+        l.arena_bytes = HUGE_ARENA;
+        l.pinned = (int)kit_rand_int(0, 1);
+        l.max_bytes = total + (size_t)kit_rand_int(0, (long)MIB), l.max_pieces = n + (int)kit_rand_int(0, 64);
+        place(&l, a.host[l.pinned], 0, a.dev, 0);
+        snprintf(l.what, sizeof l.what, "%d pieces of 1 byte or more, %zu bytes in all (more trips, chunks and blocks "
+                 "than any other list)", n, total);
+        describe(&l, 1, s);
+        lab_packer *p = new_packer(l.max_bytes, l.max_pieces);
+        if (which == SEND_PACKED)
+            send_case(&a, &l, p, s);
+        else
+            fetch_case(&a, &l, p, s);
+        lab_packer_destroy(p);
+        list_free(&l);
+        arenas_free(&a);
+    }
+    XL_CHECK(cudaStreamDestroy(s));
+    cr_assert(sched_setaffinity(0, sizeof was, &was) == 0, "grader error: sched_setaffinity failed");
 }
 
 /* ===== Part A: the rule ===== */
@@ -1096,6 +1241,7 @@ static void expect_refused(int which, lab_packer *p, const lab_piece *pieces, in
     char what[400];
     snprintf(what, sizeof what, "%s with %s", call_names[which], why);
     char said[512];
+    kit_held before = kit_held_now();
     int q = kit_capture_begin(); /* the refusal's line: counted, not shown */
     call(which, p, pieces, n, s, &c, what);
     int lines = kit_capture_end(q, said, sizeof said);
@@ -1109,6 +1255,7 @@ static void expect_refused(int which, lab_packer *p, const lab_piece *pieces, in
               what, c.ncopies, c.batches.calls);
     cr_assert(left == cudaSuccess, "%s returned -1 but left %s for the next cudaGetLastError to find: check the "
               "arguments before any CUDA call", what, cudaGetErrorName(left));
+    kit_expect_released(before, what);
 }
 
 /* A valid list and the bad ones made from it, for the refusals. */
@@ -1517,10 +1664,10 @@ static void relocated(plist *l, const plist *src, arenas *a, size_t host_at[2], 
 }
 
 static const char reuse_hint[] =
-    " The kit held the stream up 5 ms before these calls, so the first one's copy ran late: was the staging buffer "
-    "refilled by the next call (a send's pieces, or a fetch's table) before that copy had read it? Before writing "
-    "the staging, wait for an event recorded right after the last call's copy (cudaEventSynchronize), on whatever "
-    "stream it was";
+    " The kit held the stream up (5 to 20 ms) before these calls, so the first one's copy ran late: was the staging "
+    "buffer refilled by the next call (a send's pieces, or a fetch's table) before that copy had read it? Before "
+    "writing the staging, wait for an event recorded right after the last call's copy (cudaEventSynchronize), on "
+    "whatever stream it was";
 
 /* reuse_prepare - fresh host bytes for a send of l, and what the device must then hold into a->image (the device
  * side's expected bytes in packed.reuse); done before the stream is held up, so that the calls follow one another
@@ -1668,6 +1815,42 @@ static void expect_twin(const twin_ctx *t, const char *who)
                          "variable) used by two at once, without taking turns?", NULL, NULL});
 }
 
+/* expect_empty_calls - right after a send of p (pieces like, n_like of them, p's max_pieces mp) whose copy waits
+ * for a hold on s1 (HOLD_EMPTY_NS) that ends with the event held: lab_send_packed and lab_fetch_packed of nothing,
+ * n = 0 and then 1 to 20 empty pieces (some with NULL ends), on s1 and on s2 by turns; each returns 0 having asked for
+ * nothing (no copy, no wait, no event record), and all of them while the hold lasts */
+static void expect_empty_calls(lab_packer *p, const lab_piece *like, int n_like, int mp, cudaStream_t s1,
+                               cudaStream_t s2, cudaEvent_t held)
+{
+    static call_seen c;
+    int ne = (int)kit_rand_int(1, mp < 20 ? mp : 20), turn = (int)kit_rand_int(0, 1);
+    lab_piece *e = kit_tail_guarded((size_t)ne * sizeof *e);
+    empty_list(e, like, n_like, ne);
+    char what[300];
+    for (int k = 0; k < 4; k++) {
+        int which = k < 2 ? SEND_PACKED : FETCH_PACKED, none = k % 2 == 0;
+        cudaStream_t st = (k + turn) % 2 ? s2 : s1;
+        snprintf(what, sizeof what, "%s on %s right after a send of the same packer whose copy waits %d ms on %s",
+                 none ? "n = 0" : "a list of empty pieces", st == s1 ? "a stream" : "a second stream",
+                 (int)(HOLD_EMPTY_NS / 1000000),
+                 st == s1 ? "it" : "the first");
+        if (!none)
+            snprintf(what + strlen(what), sizeof what - strlen(what), " (%d pieces of 0 bytes, some with NULL ends)",
+                     ne);
+        call(which, p, none ? like : e, none ? 0 : ne, st, &c, what);
+        cr_assert(c.rc == 0, "%s: %s returned %d: lab.h: a call with nothing to copy returns 0", what,
+                  call_names[which], c.rc);
+        expect_did_nothing(&c, call_names[which], what);
+    }
+    cudaError_t e2 = cudaEventQuery(held);
+    cr_assert(e2 == cudaErrorNotReady,
+              "lab_send_packed and lab_fetch_packed of nothing (n = 0, empty pieces) right after a send whose copy "
+              "waited %d ms: they returned only after that copy (%s). lab.h: a call with nothing to copy returns 0 "
+              "and does nothing: it waits for no earlier call, nor looks again and again whether it ended",
+              (int)(HOLD_EMPTY_NS / 1000000), cudaGetErrorName(e2));
+    kit_tail_guarded_free(e, (size_t)ne * sizeof *e);
+}
+
 XL_TEST(packed, reuse, 10, XL_GPU,
         "the staging is rewritten only after the last call's copy and kernel read it: sends and fetches in a row on "
         "a stream held up 5 ms, on a second stream while the first one's copy waits, and while its kernel waits for "
@@ -1685,14 +1868,18 @@ XL_TEST(packed, reuse, 10, XL_GPU,
     int mp = (int)kit_rand_int(64, 512);
     lab_packer *p = new_packer(mb, mp);
     hints h = send_hints;
+    cudaEvent_t hold_end; /* the end of part 1's first hold on s1 */
+    XL_CHECK(cudaEventCreateWithFlags(&hold_end, cudaEventDisableTiming));
     char name[64];
 
-    /* 1: on a stream held up 5 ms, three sends in a row; held up again, a send, at once a fetch, a send, and a
-     * fetch of the first send's pieces (no wait between: the first call after each hold finds its staging still
-     * to be read by the held copy) */
+    /* 1: on a stream held up 250 ms (HOLD_EMPTY_NS), three sends in a row, and between the first two calls of nothing
+     * (which must not wait for that send's copy); held up again, a send, at once a fetch, a send, and a fetch of the
+     * first send's pieces (no wait between: the first call after each hold finds its staging still to be read by the
+     * held copy) */
     plist l[SENDS], q, f;
     for (int k = 0; k < SENDS; k++) {
-        snprintf(name, sizeof name, "send %d of %d on a stream held up 5 ms%s", k + 1, SENDS,
+        snprintf(name, sizeof name, "send %d of %d on a stream held up %d ms%s", k + 1, SENDS,
+                 k < 3 ? (int)(HOLD_EMPTY_NS / 1000000) : (int)(HOLD_NS / 1000000),
                  k == 3 ? " again" : "");
         reuse_list(&l[k], &a, host_at, &dev_at, mb, mp, k == 0 || k == 3, name);
     }
@@ -1702,8 +1889,12 @@ XL_TEST(packed, reuse, 10, XL_GPU,
     upload_image(&a, q.dev_from, q.dev_end);
     for (int k = 0; k < SENDS; k++)
         reuse_prepare(&a, &l[k]);
-    hold(s1, HOLD_NS);
-    for (int k = 0; k < 3; k++)
+    hold(s1, HOLD_EMPTY_NS);
+    XL_CHECK(cudaEventRecord(hold_end, s1));
+    reuse_send(&a, &l[0], p, s1);
+    expect_empty_calls(p, l[0].pieces, l[0].n, mp, s1, s2, hold_end);
+    XL_CHECK(cudaEventDestroy(hold_end));
+    for (int k = 1; k < 3; k++)
         reuse_send(&a, &l[k], p, s1);
     hold(s1, HOLD_NS);
     reuse_send(&a, &l[3], p, s1);
@@ -1801,14 +1992,27 @@ XL_TEST(packed, reuse, 10, XL_GPU,
         host_at[0] = keep_host[0], host_at[1] = keep_host[1], dev_at = keep_dev;
     }
 
-    /* 4: destroy right after a send on a held stream */
+    /* 4: destroy right after a send on a held stream, which the caller destroyed first (legal with work pending:
+     * the work still runs): destroy waits for the packer's own work, and touches no stream of the caller's */
     plist u;
-    reuse_list(&u, &a, host_at, &dev_at, mb, mp, 1, "a send on a stream held up 5 ms, then lab_packer_destroy at once");
+    reuse_list(&u, &a, host_at, &dev_at, mb, mp, 1, "a send on a stream held up 5 ms; then the caller destroyed that "
+               "stream and called lab_packer_destroy at once");
     xl_dev_fill(a.dev + u.dev_from, XL_POISON_BYTE, u.dev_end - u.dev_from);
     reuse_prepare(&a, &u);
-    hold(s1, HOLD_NS);
-    reuse_send(&a, &u, p, s1);
+    cudaStream_t s4 = kit_stream();
+    hold(s4, HOLD_NS);
+    reuse_send(&a, &u, p, s4);
+    XL_CHECK(cudaStreamDestroy(s4));
+    static xl_sync_rec ds[MAX_SYNCS];
+    xl_synclog_start(ds, MAX_SYNCS);
     lab_packer_destroy(p);
+    int nds = xl_synclog_stop();
+    for (int k = 0; k < nds && k < MAX_SYNCS; k++)
+        cr_assert(ds[k].kind == XL_SYNC_EVENT || ds[k].kind == XL_SYNC_DEVICE || ds[k].stream != s4,
+                  "%s: lab_packer_destroy called %s on the stream of the packer's last call, which the caller had "
+                  "destroyed before (a handle the packer kept). lab.h: destroy waits for the packer's own work (an "
+                  "event recorded after its last copy, its own stream's kernels), not for a stream of the caller's",
+                  u.what, xl_sync_name(ds[k].kind));
     h.other = h.poison = ": lab_packer_destroy came right after the send; lab.h: it waits for the packer's work, then "
                          "releases";
     expect_sent(&a, &u, 1, "after lab_packer_destroy and the GPU had finished", h);

@@ -1628,7 +1628,7 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
         30)
 {
     bufs b;
-    bufs_alloc(&b, NEED_MAPPED | NEED_YOURS | NEED_PINNED | NEED_PAGEABLE | NEED_COPY_DEV);
+    bufs_alloc(&b, NEED_MAPPED | NEED_YOURS | NEED_PINNED | NEED_PAGEABLE | NEED_COPY_DEV | NEED_RAW);
     const int reps_set[] = {0, 1, 2, 7, (int)kit_rand_int(3, 9)};
     int turn = (int)kit_rand_int(0, 4), flip = (int)kit_rand_int(0, 1), third = (int)kit_rand_int(0, 2), calls = 0;
     for (int cs = 0; cs < C_CASES; cs++)
@@ -1705,6 +1705,9 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
                                      : "src in malloc'd memory (not mapped pinned memory)");
         j = v, j.src = b.src + rndz(0, OFFSET_MAX), j.pat.count = one ? 1 : v.pat.count;
         expect_refused(F_MAPPED, &j, NULL, reps, 0, s, "src in device memory (cudaMalloc: not mapped pinned memory)");
+        j = v, j.src = b.raw + rndz(0, OFFSET_MAX), j.pat.count = one ? 1 : v.pat.count;
+        expect_refused(F_MAPPED, &j, NULL, reps, 0, s, "src in managed memory (cudaMallocManaged: not mapped pinned "
+                       "memory; read through its own pointer its pages would fault onto the GPU, no zero-copy)");
     }
     /* refused before reps 0's early return: lab.h's refusals have no exception for it */
     j = v, j.src = b.pageable + rndz(0, OFFSET_MAX);
@@ -1712,6 +1715,9 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
                    "mapped pinned memory whatever reps)");
     j = v, j.src = b.src + rndz(0, OFFSET_MAX);
     expect_refused(F_MAPPED, &j, NULL, 0, 0, s, "src in device memory and reps 0 (lab.h refuses memory that is not "
+                   "mapped pinned memory whatever reps)");
+    j = v, j.src = b.raw + rndz(0, OFFSET_MAX);
+    expect_refused(F_MAPPED, &j, NULL, 0, 0, s, "src in managed memory and reps 0 (lab.h refuses memory that is not "
                    "mapped pinned memory whatever reps)");
     j = v, j.pat.count = 0;
     expect_refused(F_MAPPED, &j, NULL, -1, 0, s, "reps -1 and count 0 (lab.h refuses reps < 0 whatever the count)");
@@ -1721,8 +1727,9 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
 
 /* managed_window - a pattern that reads a window of n elements (n drawn here): its span starts and ends inside a
  * host page (elements of src's buffer counted from off) and is at most a quarter of the array, so that a prefetch of
- * the whole array, or of the bytes read only, is told apart from one of the span */
-static void managed_window(size_t *n, lab_pattern *p, size_t off)
+ * the whole array, or of the bytes read only, is told apart from one of the span; edge: its last element is the first
+ * word of a page (that page holds one element of the span) */
+static void managed_window(size_t *n, lab_pattern *p, size_t off, int edge)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE) / 4, run, stride;
     *n = rndz(2 * MIB, 4 * MIB);
@@ -1736,8 +1743,12 @@ static void managed_window(size_t *n, lab_pattern *p, size_t off)
     p->run = run, p->stride = stride;
     p->count = runs * run - rndz(0, run - 1);
     size_t rel = last_rel(p);
+    while (edge && rel % page == 0 && p->count > 1) /* edge: the last element must start a page, the first must not */
+        p->count--, rel = last_rel(p);
     p->first = rndz(page, *n - 1 - rel - 2 * page);
-    while ((off + p->first) % page == 0 || (off + p->first + rel + 1) % page == 0)
+    if (edge) /* the last element read is the first word of a page: a span rounded from where it starts misses it */
+        p->first += (page - (off + p->first + rel) % page) % page;
+    while (!edge && ((off + p->first) % page == 0 || (off + p->first + rel + 1) % page == 0))
         p->first++;
 }
 
@@ -1845,14 +1856,15 @@ static void managed_case(bufs *b, jc *c, int device)
 }
 
 /* managed_jc - a fresh window job on b's managed memory of the given kind (K_MANAGED with advice, or K_RAW) */
-static void managed_jc(bufs *b, jc *c, int kind, int advice, int reps, int prefetch, cudaStream_t s)
+static void managed_jc(bufs *b, jc *c, int kind, int advice, int reps, int prefetch, cudaStream_t s, int edge)
 {
     memset(c, 0, sizeof *c);
     c->fn = F_MANAGED, c->kind = kind, c->advice = advice, c->reps = reps, c->prefetch = prefetch, c->s = s;
     size_t off = rndz(0, OFFSET_MAX);
-    managed_window(&c->j.n, &c->j.pat, off);
+    managed_window(&c->j.n, &c->j.pat, off, edge);
     place_at(b, c, off);
-    describe(c, "a window of the array, its span starting and ending inside a page");
+    describe(c, edge ? "a window of the array, its span starting inside a page, its last element the first word of a "
+                       "page" : "a window of the array, its span starting and ending inside a page");
 }
 
 /* managed_device1 - on a host with two GPUs or more, one case on device 1, its array allocated while device0 was
@@ -1873,7 +1885,8 @@ static void managed_device1(int device0)
     bufs b0;
     bufs_alloc(&b0, NEED_MANAGED);
     jc c0;
-    managed_jc(&b0, &c0, K_MANAGED, advice, (int)kit_rand_int(1, 3), conc0 ? 1 : 0, b0.s);
+    managed_jc(&b0, &c0, K_MANAGED, advice, (int)kit_rand_int(1, 3), conc0 ? 1 : 0, b0.s,
+               (int)kit_rand_int(0, 1));
     size_t used0 = strlen(c0.what);
     snprintf(c0.what + used0, sizeof c0.what - used0, ", device %d current (the call before one with device %d "
              "current)", device0, other);
@@ -1887,7 +1900,7 @@ static void managed_device1(int device0)
     XL_CHECK(cudaFree(b.managed[advice]));
     b.managed[advice] = owned;
     jc c;
-    managed_jc(&b, &c, K_MANAGED, advice, (int)kit_rand_int(1, 3), 1, b.s);
+    managed_jc(&b, &c, K_MANAGED, advice, (int)kit_rand_int(1, 3), 1, b.s, (int)kit_rand_int(0, 1));
     size_t used = strlen(c.what);
     snprintf(c.what + used, sizeof c.what - used, ", allocated while device %d was current, called with device %d "
              "current", device0, other);
@@ -1913,12 +1926,12 @@ XL_TEST(read, managed, 10, XL_GPU,
         jc c;
         int kind = i % 4 == 3 ? K_RAW : K_MANAGED, prefetch = b.concurrent ? ((i + i / 4 + flip) & 1) : 0;
         managed_jc(&b, &c, kind, i % 4 == 3 ? 0 : i % 4, reps_set[(i + turn) % 4], prefetch,
-                   (i + third) % 3 == 0 ? 0 : b.s);
+                   (i + third) % 3 == 0 ? 0 : b.s, (i / 2) % 2 == 0);
         managed_case(&b, &c, b.device);
     }
     if (b.concurrent) { /* count 0 with prefetch 1: nothing done, no prefetch */
         jc c;
-        managed_jc(&b, &c, K_MANAGED, (int)kit_rand_int(0, 2), (int)kit_rand_int(1, 5), 1, b.s);
+        managed_jc(&b, &c, K_MANAGED, (int)kit_rand_int(0, 2), (int)kit_rand_int(1, 5), 1, b.s, 0);
         c.j.pat.count = 0, c.j.src = NULL, c.j.out = NULL;
         describe(&c, "no elements (count 0, src and out NULL)");
         managed_case(&b, &c, b.device);
@@ -2127,6 +2140,8 @@ typedef struct {
     lab_pattern sparse, dense;
     double link_ms;               /* #1: the kit's copy-everything at 1% (the copy, and a pass of 1%) */
     int cached;                   /* #3's figures kept for #4's first attempt */
+    int sparse_cached;            /* #1's figures kept for #1b's first attempt */
+    double sparse_med[V_COUNT];
     double cached_med[V_COUNT];
     double cached_kit[DENSE_ROUNDS]; /* #3's rounds of the kit's copy-everything */
 } speed_ctx;
@@ -2302,6 +2317,8 @@ static void measure_sparse(void *ctx, double *ratio, char *figures, size_t len)
     const int vs[] = {V_YOURS_MAPPED, V_KIT_COPIED, V_KIT_MAPPED};
     double med[V_COUNT];
     measure_set(x, vs, 3, &x->sparse, 1, SPARSE_ROUNDS, "speed.link", med, -1, NULL);
+    memcpy(x->sparse_med, med, sizeof med);
+    x->sparse_cached = 1;
     x->link_ms = med[V_KIT_COPIED];
     *ratio = med[V_KIT_COPIED] / med[V_YOURS_MAPPED];
     double kit_x = med[V_KIT_COPIED] / med[V_KIT_MAPPED];
@@ -2312,6 +2329,26 @@ static void measure_sparse(void *ctx, double *ratio, char *figures, size_t len)
              "%.3f ms, the kit's copy-everything %.3f ms (%.1fx yours), the kit's zero-copy %.3f ms (%.1fx)",
              x->sparse.count, SPARSE_ROUNDS, med[V_YOURS_MAPPED], med[V_KIT_COPIED], *ratio, med[V_KIT_MAPPED],
              kit_x);
+}
+
+/* measure_sparse_kit - #1b: 1% in whole lines read once, your zero-copy against the kit's: #1's figures on the first
+ * attempt (the same measurement), then measured again. A kernel whose consecutive threads take elements of different
+ * runs (lab.h: consecutive threads take consecutive k) requests every line many times over the link; the dense
+ * checks, one run of the whole array, cannot show it */
+static void measure_sparse_kit(void *ctx, double *ratio, char *figures, size_t len)
+{
+    speed_ctx *x = ctx;
+    double med[V_COUNT];
+    const int vs[] = {V_YOURS_MAPPED, V_KIT_MAPPED};
+    if (x->sparse_cached) {
+        x->sparse_cached = 0;
+        memcpy(med, x->sparse_med, sizeof med);
+    } else
+        measure_set(x, vs, 2, &x->sparse, 1, SPARSE_ROUNDS, "speed.link#1b", med, -1, NULL);
+    *ratio = med[V_KIT_MAPPED] / med[V_YOURS_MAPPED];
+    snprintf(figures, len, "64 MiB, %zu elements (1%%) in whole lines read once through the mapping, medians of %d: "
+             "yours %.3f ms, the kit's %.3f ms: %.0f%%", x->sparse.count, SPARSE_ROUNDS, med[V_YOURS_MAPPED],
+             med[V_KIT_MAPPED], 100 * *ratio);
 }
 
 /* measure_mapped_kit - #2: all of it read once through your zero-copy against the kit's */
@@ -2439,7 +2476,8 @@ static void fourth_way(speed_ctx *x)
 
 XL_TEST(speed, link, 20, XL_TIMED,
         "64 MiB through lab_read_mapped and lab_read_copied: 1% read once, zero-copy at least " XL_STR(SPARSE_NEED)
-        "x as fast as the kit's copy-everything; all of it read 10 times, copy-everything at least " XL_STR(REUSE_NEED)
+        "x as fast as the kit's copy-everything and " XL_STR(MAPPED_KIT_NEED) "% of the kit's zero-copy; all of it "
+        "read 10 times, copy-everything at least " XL_STR(REUSE_NEED)
         "x as fast as the kit's zero-copy; each at least " XL_STR(MAPPED_KIT_NEED) "% / " XL_STR(COPIED_KIT_NEED)
         "% of the kit's same way; " XL_STR(PASSES_REPS) " passes against 1: the extra passes at least "
         XL_STR(PASSES_NEED) "% of the kit's extra time",
@@ -2457,6 +2495,10 @@ XL_TEST(speed, link, 20, XL_TIMED,
     xl_ratio_check(measure_sparse, &x, XL_AT_LEAST_X(SPARSE_NEED),
                    "1% of 64 MiB read once: your zero-copy against the kit's copy-everything (lab_read_mapped: does "
                    "it launch enough threads, consecutive ones on consecutive elements?)");
+    xl_ratio_check(measure_sparse_kit, &x, XL_AT_LEAST_PCT(MAPPED_KIT_NEED),
+                   "1% of 64 MiB in whole lines read once: your lab_read_mapped against the kit's (lab.h: consecutive "
+                   "threads take consecutive k, so that a warp reads whole lines of a run; thread t on run t % runs "
+                   "asks the link for every line once per element)");
     xl_ratio_check(measure_mapped_kit, &x, XL_AT_LEAST_PCT(MAPPED_KIT_NEED),
                    "64 MiB read once through the mapping: your lab_read_mapped against the kit's (a kernel with few "
                    "threads in flight waits on the link's latency; one that reads one element per line wastes it)");

@@ -79,6 +79,7 @@ XL_LAB_SWITCHES_DEVICES; /* its functions set the device of each stream and even
  * (both directions at once) against the kit's one direction: 753 / 392, about 1.92x; one stream for both, 1.0x. */
 #define STAGE_EFF_NEED 0.7
 #define STAGE_X_NEED 1.6
+#define READ_KIT_NEED 70          /* speed.host #3: lab_read_direct on one GPU, % of the kit's rate */
 #define PEER_KIT_NEED 90
 #define PEER_STAGED_NEED 5
 #define BOTH_NEED 1.6
@@ -882,7 +883,9 @@ XL_TEST(group, local, 5, XL_GPU,
 
 /* ===== The ring ===== */
 
-enum { S_OWN, S_SHARED, S_LEGACY }; /* a ring case's streams: one a rank, shared by two ranks, the legacy stream */
+enum { S_OWN, S_SHARED, S_LEGACY, S_MIXED }; /* a ring case's streams: one a rank, shared by two ranks, the legacy
+                                               * stream, the legacy stream for even ranks and its own for odd ones
+                                               * (the legacy stream does not order itself with non-blocking ones) */
 
 /* A rank's buffers, kept per device and rank slot (ring cases reuse them). */
 typedef struct {
@@ -989,12 +992,15 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
     size_t os[R], orv[R];
     char what[600], d[64], t[200], sn[48];
     const char *modes[] = {"a stream of its own for each rank", "ranks sharing streams two by two",
-                           "the legacy stream 0 for every rank"};
+                           "the legacy stream 0 for every rank",
+                           "the legacy stream 0 for the even ranks, a non-blocking stream of its own for each odd one"};
     for (int i = 0; i < n; i++) {
         rank_slot *sl = slot(devs[i], i);
         os[i] = rndz(0, OFF_MAX), orv[i] = rndz(0, OFF_MAX);
         send[i] = sl->send + os[i], recv[i] = sl->recv + orv[i];
-        st[i] = mode == S_LEGACY ? 0 : mode == S_SHARED ? slot(devs[i], i % 2)->s : sl->s;
+        st[i] = mode == S_LEGACY || (mode == S_MIXED && i % 2 == 0) ? 0
+                : mode == S_SHARED                                     ? slot(devs[i], i % 2)->s
+                                                                       : sl->s;
         xl_fill_random(ring_want[i], bytes, xl_fresh_seed());
         xl_fill_random(ring_stale[i], bytes, xl_fresh_seed());
         upload_on(devs[i], sl->right, ring_want[i], bytes);
@@ -1125,7 +1131,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
         "rank on its stream; with one rank's stream held up, each copy follows the work queued on the sender's and "
         "the receiver's streams, and work queued after it sees it (own, shared and legacy streams), while the copies "
         "that need neither run at once; two groups alive at once, used in turn, one destroyed while the other works; "
-        "the caller's devs, send, recv and streams arrays read only, devs changed by the caller after the create",
+        "the legacy stream for some ranks beside non-blocking streams for others; the caller's devs, send, recv and "
+        "streams arrays read only, devs changed by the caller after the create",
         30)
 {
     int devs[R] = {0}, round = 0, third = (int)kit_rand_int(0, 2), peer;
@@ -1144,6 +1151,12 @@ XL_TEST(ring, exact, 10, XL_GPU,
             int mode = round % 3 == third ? S_LEGACY : n >= 3 && round % 3 == (third + 1) % 3 ? S_SHARED : S_OWN;
             snprintf(label, sizeof label, "case %d", round + 1);
             ring_case(g, devs, n, mode, slows[r], ring_bytes(round), cur, label);
+        }
+        if (n >= 2) { /* the legacy stream beside non-blocking ones, an odd rank's held: its sender on the legacy
+                       * stream must still wait for it, and its receiver's legacy stream for its copy */
+            int odd = 2 * (int)kit_rand_int(0, n / 2 - 1) + 1;
+            snprintf(label, sizeof label, "case %d", ++round);
+            ring_case(g, devs, n, S_MIXED, odd, ring_bytes(round), cur, label);
         }
         if (n >= 4) { /* a stream held that a chain of copies would wait for: rank n - 3 or before */
             snprintf(label, sizeof label, "case %d", ++round);
@@ -1500,10 +1513,10 @@ static lab_stage *new_stage(int src_dev, int dst_dev, size_t chunk)
 
 XL_TEST(host, exact, 5, XL_GPU,
         "lab_stage_copy from GPU 0 to itself: bytes 1, chunk - 1, chunk, chunk + 1, 3 x chunk +- 1, 64 MiB + 1 in "
-        "chunks of 1 MiB + 3, 97 bytes in chunks of 1, odd offsets, several copies through one stage; every chunk "
-        "out on src_stream and in on dst_stream after the work queued there; one stream for both, the legacy one in "
-        "a third; the other stages made while the first is alive, used in turn with it, then destroyed: the first "
-        "still works, and everything is released",
+        "chunks of 1 MiB + 3 and of LAB_CHUNK_MAX, 2 to 3 chunks of 4 to 16 MiB, 97 bytes in chunks of 1, odd "
+        "offsets, several copies through one stage; every chunk out on src_stream and in on dst_stream after the "
+        "work queued there; one stream for both, the legacy one in a third; the other stages made while the first "
+        "is alive, used in turn with it, then destroyed: the first still works, and everything is released",
         30)
 {
     stage_bufs b;
@@ -1519,8 +1532,13 @@ XL_TEST(host, exact, 5, XL_GPU,
         stage_case(s, &b, chunk, many[i], k % 3 == third ? SM_LEGACY : k % 3 == (third + 1) % 3 ? SM_ONE : SM_TWO,
                    label);
     }
-    const size_t other[][2] = {{MIB + 3, STAGE_MAX}, {1, 97}, {4097, rndz(5, 40) * 4097 + (kit_rand_int(0, 1) ? 1 : -1)}};
-    for (size_t i = 0; i < 3; i++, k++) { /* each stage's buffers and events are its own */
+    size_t big = rndz(4 * MIB + 1, 16 * MIB); /* chunks past any piece size of the lab's own, up to LAB_CHUNK_MAX */
+    const size_t other[][2] = {{MIB + 3, STAGE_MAX},
+                               {1, 97},
+                               {4097, rndz(5, 40) * 4097 + (kit_rand_int(0, 1) ? 1 : -1)},
+                               {big, 2 * big + rndz(1, big - 1)},
+                               {LAB_CHUNK_MAX, STAGE_MAX}};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++, k++) { /* each stage's buffers and events are its own */
         lab_stage *s2 = new_stage(0, 0, other[i][0]);
         snprintf(label, sizeof label, "a stage of chunk %zu, made while the first (chunk %zu) is alive", other[i][0],
                  chunk);
@@ -1779,7 +1797,7 @@ static void narrow_prepare(narrow_ctx *c, unsigned char *want, uint32_t *init)
 XL_TEST(wait, narrow, 5, XL_TIMED,
         "lab_peer_copy, lab_ring_exchange, both reads and lab_stage_copy wait for nothing: beside a 300 ms kernel on "
         "the legacy stream they take under 150 ms in all, and each returns in under " XL_STR(OWN_MS) " ms with its "
-        "own streams held up 50 ms",
+        "own streams held up 50 ms (lab_stage_copy also right after an earlier call's held copies in)",
         30)
 {
     static narrow_ctx c;
@@ -1825,6 +1843,13 @@ XL_TEST(wait, narrow, 5, XL_TIMED,
         kit_use_device(0);
         for (int i = 0; i < used; i++)
             xl_delay(c.s[(k == NW_RING ? 1 : 0) + i], OWN_HOLD_NS);
+        if (k == NW_STAGE) { /* an earlier call through the stage, on other streams, its copies in held up too: the
+                              * timed call guards the buffers against them with events, not by waiting on the host */
+            xl_delay(c.s[3], OWN_HOLD_NS);
+            int rc = lab_stage_copy(c.stage, c.dst[NW_STAGE], c.src, NARROW_BYTES, c.s[2], c.s[3]);
+            cr_assert(rc == 0, "lab_stage_copy (4 chunks) on two other streams, the one before the timed call, "
+                      "returned %d (see its message above)", rc);
+        }
         double t0 = xl_now_ms();
         narrow_call(&c, k);
         ms[k] = xl_now_ms() - t0;
@@ -1836,9 +1861,11 @@ XL_TEST(wait, narrow, 5, XL_TIMED,
     for (int k = 0; k < NW_CALLS; k++)
         snprintf(each + strlen(each), sizeof each - strlen(each), "%s%s %.1f", k ? ", " : "", nw_names[k], ms[k]);
     xl_timed_check(worst, XL_AT_MOST(OWN_MS), "the slowest call with its own streams held up (ms)",
-                   "%s took %.1f ms to return while the kit held its own streams up 50 ms (all: %s ms): it waited on "
-                   "the host for its own work (cudaStreamSynchronize, cudaEventSynchronize). lab.h: order the work "
-                   "with events on the GPU (cudaStreamWaitEvent); the caller waits", nw_names[worst_k], worst, each);
+                   "%s took %.1f ms to return while the kit held its own streams up 50 ms (all: %s ms; "
+                   "lab_stage_copy right after an earlier call through the same stage whose copies in were held up "
+                   "too): it waited on the host for that work (cudaStreamSynchronize, cudaEventSynchronize, a loop on "
+                   "cudaEventQuery). lab.h: order the work with events on the GPU (cudaStreamWaitEvent); the caller "
+                   "waits", nw_names[worst_k], worst, each);
     lab_stage_destroy(c.stage);
     lab_group_destroy(c.g);
     XL_CHECK(cudaFree(c.src));
@@ -1936,10 +1963,47 @@ static void measure_host_x(void *ctx, double *ratio, char *figures, size_t len)
              x->cross ? "a link each" : "both copies on its one link", SPEED_ROUNDS, ms, my, *ratio);
 }
 
+/* read_round - one timed lab_read_direct (yours 1) or base_read_direct (0) of 128 MiB, reps 4, on one GPU (dst_dev:
+ * scratch read, dst added to), from the call to the stream's end, host clock */
+static double read_round(host_speed *x, int yours)
+{
+    lab_read_job j = {(uint32_t *)x->dst, x->dst_dev, (const uint32_t *)x->scratch, x->dst_dev, SPEED_HOST_BYTES / 4};
+    kit_use_device(x->dst_dev);
+    XL_CHECK(cudaDeviceSynchronize());
+    double t0 = xl_now_ms();
+    int rc = yours ? lab_read_direct(&j, 4, x->ds) : base_read_direct(&j, 4, x->ds);
+    XL_CHECK(cudaStreamSynchronize(x->ds));
+    double ms = xl_now_ms() - t0;
+    cr_assert(rc == 0, "in speed.host, %s of 128 MiB on GPU %d (reps 4) returned %d (see its message above)",
+              yours ? "lab_read_direct" : "the kit's base_read_direct", x->dst_dev, rc);
+    return ms;
+}
+
+/* measure_read_local - #3: lab_read_direct on one GPU against the kit's: a kernel whose consecutive threads take
+ * words far apart (lab.h: consecutive threads take consecutive words) splits every warp's load */
+static void measure_read_local(void *ctx, double *ratio, char *figures, size_t len)
+{
+    host_speed *x = ctx;
+    double kit[SPEED_ROUNDS], yours[SPEED_ROUNDS];
+    read_round(x, 0), read_round(x, 1); /* warm-up */
+    for (int r = 0; r < SPEED_ROUNDS; r++) {
+        if (r % 2) /* in alternating order */
+            yours[r] = read_round(x, 1), kit[r] = read_round(x, 0);
+        else
+            kit[r] = read_round(x, 0), yours[r] = read_round(x, 1);
+    }
+    double mk = xl_median(kit, SPEED_ROUNDS), my = xl_median(yours, SPEED_ROUNDS);
+    *ratio = mk / my;
+    xl_sound_spread(kit, SPEED_ROUNDS, XL_SOUND_SPREAD, "the kit's base_read_direct (ms)");
+    snprintf(figures, len, "lab_read_direct of 128 MiB, reps 4, on GPU %d, medians of %d rounds: yours %.3f ms, the "
+             "kit's %.3f ms: %.0f%%", x->dst_dev, SPEED_ROUNDS, my, mk, 100 * *ratio);
+}
+
 XL_TEST(speed, host, 5, XL_TIMED,
         "lab_stage_copy, 128 MiB in chunks of 4 MiB (GPU 0 to 1 where there are two, else 0 to 0): overlap efficiency "
         ">= " XL_STR(STAGE_EFF_NEED) " against the kit's serial staging and its ideal, interleaved, and >= "
-        XL_STR(STAGE_X_NEED) "x the kit's serial",
+        XL_STR(STAGE_X_NEED) "x the kit's serial; lab_read_direct of 128 MiB on one GPU >= " XL_STR(READ_KIT_NEED)
+        "% of the kit's rate",
         60)
 {
     static host_speed x;
@@ -1964,6 +2028,9 @@ XL_TEST(speed, host, 5, XL_TIMED,
     xl_ratio_check(measure_host_x, &x, XL_AT_LEAST_X(STAGE_X_NEED),
                    x.cross ? "the staged copy between two GPUs against the kit's serial staging"
                            : "the staged copy on one GPU against the kit's serial staging");
+    xl_ratio_check(measure_read_local, &x, XL_AT_LEAST_PCT(READ_KIT_NEED),
+                   "lab_read_direct on one GPU against the kit's (lab.h: consecutive threads take consecutive words, "
+                   "so that a warp's load is whole lines: thread t of block b on word b x blockDim + t)");
     lab_stage_destroy(x.yours);
     base_stage_destroy(x.kit);
     unsigned char *p[] = {x.src, x.dst, x.kit_dst, x.scratch};

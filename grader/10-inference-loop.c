@@ -523,6 +523,17 @@ static int choose_once(void *ctx)
     return lab_choose_batch(c->s->p, c->s->n, c->bound, c->s->max_batch) < 0 ? -1 : 0;
 }
 
+/* margin_forms_agree - 1 when, for this bound, lab.h's test (worst <= LAB_LATENCY_MARGIN * bound_ms) and the ways of
+ * writing it that differ only in rounding (worst / bound_ms <= LAB_LATENCY_MARGIN, worst / LAB_LATENCY_MARGIN <=
+ * bound_ms, worst * 1.25 <= bound_ms) take a worst latency of exactly LAB_LATENCY_MARGIN * bound_ms and refuse the next
+ * double above it: the margin sweep's edge then tells <= from < and the margin from none, never one rounding from
+ * another */
+static int margin_forms_agree(double bound)
+{
+    volatile double x = LAB_LATENCY_MARGIN * bound, y = nextafter(x, INFINITY), m = LAB_LATENCY_MARGIN;
+    return x / bound <= m && x / m <= bound && x * 1.25 <= bound && y / bound > m && y / m > bound && y * 1.25 > bound;
+}
+
 XL_TEST(batch, choose, 5, XL_CPU,
         "lab_choose_batch: the fastest batch whose worst latency is within 0.8 of the bound, runs of a batch taken "
         "together (latency: the largest; speed: the median), ties to the smaller batch, max_batch respected; 0 when "
@@ -532,7 +543,10 @@ XL_TEST(batch, choose, 5, XL_CPU,
     static sweep sw[40];
     const double M = LAB_LATENCY_MARGIN;
     int ns = 0, caught[N_CHOOSERS] = {0};
-    double bound = 1.0 + kit_rand(0, 1000000) * 1e-5; /* 1 to 11 ms */
+    double bound;
+    do /* 1 to 11 ms, drawn until the ways of writing the margin agree at its edge */
+        bound = 1.0 + kit_rand(0, 1000000) * 1e-5;
+    while (!margin_forms_agree(bound));
     double scale = (double)kit_rand(1000, 400000);     /* frames/s per unit of a sweep's speeds */
     sweep *s;
 #define NEW(nm) (s = sw_new(&sw[ns++], (nm)))
@@ -923,6 +937,43 @@ static lab_job open_job(world *w, int frames, int batch, int first)
     return fr_job(w->src, frames, batch, first);
 }
 
+/* The streams a live loop of the student's has used, by their number in the loop (lab.h: the blocking loop on its
+ * first stream, the async batch i on stream i mod 2, or 0 alone, the pipelined batch i on stream i mod streams): every
+ * run of the loop, in every mode, keeps each number on one stream. Keyed by the loop; forgotten at its create and its
+ * destroy (loop_open_as, loop_close). */
+typedef struct {
+    const lab_loop *L;
+    cudaStream_t st[LAB_STREAMS_MAX];
+    int seen[LAB_STREAMS_MAX]; /* 1 once a run put a batch on stream number i */
+    char by[LAB_STREAMS_MAX][80]; /* that run and batch, for messages */
+} stream_map;
+static stream_map SMAP[8];
+
+/* smap_forget - the loop L's streams forgotten (its create, its destroy) */
+static void smap_forget(const lab_loop *L)
+{
+    for (int i = 0; i < (int)(sizeof SMAP / sizeof SMAP[0]); i++)
+        if (SMAP[i].L == L)
+            memset(&SMAP[i], 0, sizeof SMAP[i]);
+}
+
+/* smap_of - the loop L's map, a free one taken the first time (NULL when none is free: nothing checked) */
+static stream_map *smap_of(const lab_loop *L)
+{
+    stream_map *free_one = NULL;
+    for (int i = 0; i < (int)(sizeof SMAP / sizeof SMAP[0]); i++) {
+        if (SMAP[i].L == L)
+            return &SMAP[i];
+        if (!SMAP[i].L && !free_one)
+            free_one = &SMAP[i];
+    }
+    if (free_one) {
+        memset(free_one, 0, sizeof *free_one);
+        free_one->L = L;
+    }
+    return free_one;
+}
+
 /* A loop's arguments. */
 typedef struct {
     int max_batch, streams, workers, slots;
@@ -957,6 +1008,7 @@ static void loop_open_as(world *w, loop_t *lp, cfg c, const char *if_null)
     long started = xl_threads_started(), joined = xl_threads_joined(), then[MAX_TIDS], now[MAX_TIDS];
     int nthen = tids_now(then, MAX_TIDS);
     lp->L = lab_loop_create(w->m, c.max_batch, c.streams, c.workers, c.slots);
+    smap_forget(lp->L);
     lp->started = (xl_threads_started() - started) - (xl_threads_joined() - joined);
     int nnow = tids_now(now, MAX_TIDS);
     lp->nnew = 0;
@@ -991,6 +1043,7 @@ static void loop_close(world *w, loop_t *lp, const char *when)
     (void)w;
     snprintf(what, sizeof what, "%s and lab_loop_destroy%s%s", lp->text, when ? " " : "", when ? when : "");
     long joined = xl_threads_joined();
+    smap_forget(lp->L);
     lab_loop_destroy(lp->L);
     lp->L = NULL;
     joined = xl_threads_joined() - joined;
@@ -1307,8 +1360,9 @@ static void expect_batches(const world *w, const seen *s, const char *hint)
 }
 
 /* expect_mode_shape - what the mode says of threads and streams: blocking and async decode on the run's thread,
- * pipelined never; blocking runs every batch on one stream, async on two in turn (one when the loop has one),
- * pipelined batch i on stream i mod streams, every stream used */
+ * pipelined never, and on all W workers when there are at least W frames; blocking runs every batch on one stream,
+ * async on two in turn (one when the loop has one), pipelined batch i on stream i mod streams, every stream used;
+ * and each of the loop's streams keeps its number from run to run (stream 0 is the one every blocking run uses) */
 static void expect_mode_shape(const world *w, const seen *s, const cfg *c)
 {
     fr_log lg = fr_log_get(w->src);
@@ -1338,6 +1392,30 @@ static void expect_mode_shape(const world *w, const seen *s, const cfg *c)
                       "lab.h: %s", s->what, a, b, stream_text(st, t1, sizeof t1), ways,
                       s->mode == M_ASYNC ? "streams 0 and 1 of the loop in turn (stream 0 alone when it has one)"
                                          : "batch i on stream i mod streams, every stream used");
+    }
+    if (s->mode == M_PIPELINED && s->frames >= c->workers) {
+        int threads = fr_distinct_threads(w->src);
+        cr_assert(threads == c->workers, "%s: %d distinct threads decoded its %d frames, not its %d workers: lab.h: "
+                  "all W workers decode when there are at least W frames (however fast each wakes: give each worker "
+                  "a frame of its own to start with)", s->what, threads, s->frames, c->workers);
+    }
+    stream_map *sm = smap_of(s->L);
+    for (int b = 0; sm && b < nb; b++) {
+        int i = b % ways;
+        cudaStream_t st = s->runs[b].stream;
+        if (!sm->seen[i]) {
+            sm->seen[i] = 1, sm->st[i] = st;
+            snprintf(sm->by[i], sizeof sm->by[i], "%s's batch %d", mode_names[s->mode], b);
+            continue;
+        }
+        cr_assert(st == sm->st[i], "%s: batch %d went on %s, but stream %d of this loop is %s (%s, in an earlier run, "
+                  "went there): lab.h: %s; the loop's streams keep their numbers from run to run (the blocking loop "
+                  "uses stream 0, the async streams 0 and 1, the pipelined batch i stream i mod streams, counted "
+                  "from 0 in every run)", s->what, b, stream_text(st, t1, sizeof t1), i,
+                  stream_text(sm->st[i], t2, sizeof t2), sm->by[i],
+                  s->mode == M_BLOCKING ? "every batch on the loop's first stream"
+                  : s->mode == M_ASYNC  ? "batch i on stream i mod 2 of the loop (stream 0 alone when it has one)"
+                                        : "batch i on stream i mod streams of the loop");
     }
 }
 
@@ -2015,6 +2093,25 @@ static void expect_idle(const idle_probe *p, const fr_log *lg, const char *when)
     }
 }
 
+/* expect_stopped_at - a run whose decode failed in batch kb (of batches of batch frames) started no batch at or past
+ * kb: at most kb copies in, model runs and copies out, each model run over a whole batch before kb */
+static void expect_stopped_at(const seen *s, int kb, int batch)
+{
+    int in = 0, out = 0;
+    for (int i = 0; i < s->ncopies; i++) {
+        enum cudaMemcpyKind k = xl_copy_dir(&s->copies[i]);
+        in += k == cudaMemcpyHostToDevice, out += k == cudaMemcpyDeviceToHost;
+    }
+    cr_assert(s->nruns <= kb && in <= kb && out <= kb, "%s: %d copies in, %d model runs and %d copies out, but only "
+              "the %d batch%s before the failing frame's batch %d could be whole: lab.h: when decode fails, no new "
+              "batch is started (check decode's result before the batch's copy in; never send a batch that could "
+              "not be decoded through the GPU)", s->what, in, s->nruns, out, kb, kb == 1 ? "" : "es", kb);
+    for (int r = 0; r < s->nruns; r++)
+        cr_assert(s->runs[r].batch == batch, "%s: model run %d was over %d frames, but every batch before the failing "
+                  "one (batch %d) holds %d: lab.h: no new batch is started once decode fails", s->what, r,
+                  s->runs[r].batch, kb, batch);
+}
+
 /* Where failed_run's failing frame lies: in batch 0 (for the pipelined loop one of the workers' first frames, 0 ..
  * W - 1), in batch 2 to 4 with more than slots batches after it, or in the last batch (2 to 4 batches before it) */
 enum { FAIL_FIRST, FAIL_MID, FAIL_LAST };
@@ -2079,6 +2176,7 @@ static void failed_run(world *w, loop_t *lp, int mode, int batch, int where, int
                   bad, why);
     }
     kit_expect_no_device_sync(s->syncs, s->nsyncs, s->what);
+    expect_stopped_at(s, kb, batch);
     if (idle) { /* the workers sleep after a failed run too */
         idle_probe ip;
         idle_measure(lp, &ip);
@@ -2128,6 +2226,7 @@ static void huge_failed_run(world *w, loop_t *lp, int mode, int batch)
                   bad, why);
     }
     kit_expect_no_device_sync(s->syncs, s->nsyncs, s->what);
+    expect_stopped_at(s, kb, batch);
 }
 
 XL_TEST(loop, stop, 10, XL_GPU,
@@ -2167,6 +2266,49 @@ XL_TEST(loop, stop, 10, XL_GPU,
     cr_assert(lg.late == 0, "%s: %d decode calls came in the %.0f ms after it returned: lab.h: the workers stop when "
               "the run returns", s->what, lg.late, IDLE_WAIT_MS + IDLE_WAKE_MS);
 
+    /* two loops at once: a pipelined run of one wakes none of the other's idle workers (each loop its own lock and
+     * condition variable). The second loop's workers are told by its own run's decodes. */
+    {
+        loop_t lb;
+        cfg cb = {batch, rnd(1, 2), rnd(imin(2, mw), imin(4, mw)), rnd(2, 4)};
+        long wtid[LAB_WORKERS_MAX], at[LAB_WORKERS_MAX];
+        int nw = 0;
+        loop_open(&w, &lb, cb);
+        frames = rnd(2, 3) * batch, first = rnd(0, FRAME_FIRST_MAX);
+        expect_frames(&w, first, frames);
+        j = open_job(&w, frames, batch, first);
+        s = watch(&w, M_PIPELINED, lb.L, lb.text, &j, 0, "a second loop, the first one alive");
+        expect_ok_run(&w, s, &cb, "");
+        lg = fr_log_get(w.src);
+        for (int f = 0; f < frames; f++)
+            if (nw < LAB_WORKERS_MAX && !has_tid(wtid, nw, lg.frame[f].tid))
+                wtid[nw++] = lg.frame[f].tid;
+        /* the first loop's run: a batch issued every few hundred us, each a wake-up for workers that share its
+         * condition variable */
+        double cpu_us = fr_cpu_us(w.src);
+        fr_set_cpu_us(w.src, 300.0);
+        frames = rnd(6, 8) * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
+        expect_frames(&w, first, frames);
+        j = open_job(&w, frames, batch, first);
+        xl_sleep_ms(IDLE_WAIT_MS); /* the second loop's workers back asleep */
+        for (int i = 0; i < nw; i++)
+            at[i] = switches_of(wtid[i]);
+        s = watch(&w, M_PIPELINED, lp.L, lp.text, &j, 0, "decode 300 us a frame, a second loop's workers idle");
+        for (int i = 0; i < nw; i++) {
+            long now = switches_of(wtid[i]);
+            at[i] = at[i] < 0 || now < 0 ? -1 : now - at[i];
+        }
+        fr_set_cpu_us(w.src, cpu_us);
+        expect_ok_run(&w, s, &c, "");
+        for (int i = 0; i < nw; i++)
+            cr_assert(at[i] <= IDLE_WAKES_MAX, "%s: worker thread %ld of another live loop (%s, no run open) was "
+                      "woken %ld times meanwhile (at most %d allowed): lab.h: the workers sleep until their loop's next "
+                      "run, woken by nothing else: give each loop its own mutex and condition variable (members of "
+                      "struct lab_loop, not statics shared by every loop)", s->what, wtid[i], lb.text, at[i],
+                      IDLE_WAKES_MAX);
+        loop_close(&w, &lb, "with another loop alive");
+    }
+
     /* a frame that fails to decode, in each mode: in the first batch (the pipelined workers' first frames), in the
      * middle of the run, in the last batch; after the first, the workers asleep again */
     failed_run(&w, &lp, M_PIPELINED, batch, FAIL_MID, 1, 0, 1);
@@ -2198,6 +2340,7 @@ XL_TEST(loop, stop, 10, XL_GPU,
     s = watch(&w, M_PIPELINED, lp.L, lp.text, &j, 1, "a frame fails to decode, then destroy");
     fr_fail_at(w.src, -1, 0);
     cr_assert(s->rc == -1, "%s returned %d, not -1, when frame %d failed to decode", s->what, s->rc, k);
+    expect_stopped_at(s, k / batch, batch);
     cudaGetLastError();
     loop_close(&w, &lp, "right after a pipelined run that failed");
     world_close(&w);
@@ -2241,6 +2384,26 @@ static void check_kit_model(world *w)
 
 #define EXACT_MANY_MAX 2500
 
+/* pin_to_one_core - the threads lp's create started (its workers) all made to run on one core of those this process
+ * may use, as on a host with fewer cores than workers: one that is awake decodes frame after frame before the others
+ * run. 1, or 0 when the host would not (the case is then run unpinned) */
+static int pin_to_one_core(const loop_t *lp)
+{
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0)
+        return 0;
+    int cpu = -1;
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &all))
+            cpu = i; /* the last: the grader's own thread keeps the others */
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    int ok = cpu >= 0;
+    for (int i = 0; ok && i < lp->nnew; i++)
+        ok = sched_setaffinity((pid_t)lp->newtid[i], sizeof one, &one) == 0;
+    return ok;
+}
+
 XL_TEST(results, exact, 15, XL_GPU,
         "every frame's result matches the kit's (digest exact, scores within 1e-3), in order, each once, fresh frames "
         "each grading, in all three modes: frames 0, 1, batch - 1, batch + 1, multiples and their neighbours, batches "
@@ -2257,6 +2420,12 @@ XL_TEST(results, exact, 15, XL_GPU,
     loop_open(&w, &lp, (cfg){1, LAB_STREAMS_MAX, mw, LAB_SLOTS_MAX});
     exact_runs(&w, &lp, 1, 1, rnd(0, FRAME_FIRST_MAX), "one frame, batch 1");
     exact_runs(&w, &lp, rnd(2, 12), 1, rnd(0, FRAME_FIRST_MAX), "batches of one");
+    /* as many frames as workers, and a few more, the workers all on one core: every worker decodes all the same */
+    int pinned = pin_to_one_core(&lp);
+    snprintf(label, sizeof label, "as many frames as workers%s", pinned ? ", the workers on one core" : "");
+    exact_runs(&w, &lp, mw, 1, rnd(0, FRAME_FIRST_MAX), label);
+    snprintf(label, sizeof label, "a few frames more than workers%s", pinned ? ", the workers on one core" : "");
+    exact_runs(&w, &lp, mw + rnd(1, 5), 1, rnd(0, FRAME_FIRST_MAX), label);
     loop_close(&w, &lp, NULL);
     /* the lower ends; batch 16 and its neighbours */
     mb = rnd(16, 40);

@@ -11,6 +11,8 @@
  *
  * Rules for every function:
  * - A device is an ordinal d, 0 <= d < cudaGetDeviceCount(); any other is refused.
+ * - Other work shares the devices: never wait for all of a device's work (cudaDeviceSynchronize), change its flags
+ *   (cudaSetDeviceFlags) or reset it (cudaDeviceReset).
  * - Each function leaves the current device (cudaGetDevice) as it found it. A kernel launch, an event record and an
  *   event's creation happen on the current device: set it (cudaSetDevice) to the device of the stream or event first.
  * - A refusal returns -1 (or NULL) with one line on stderr naming the function and the rule, before any work: nothing
