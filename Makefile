@@ -60,12 +60,16 @@ WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
   cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaStreamWaitEvent cudaEventRecord \
   cudaEventRecordWithFlags pthread_create pthread_join pthread_detach cudaSetDevice
 WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
-# The calls a lab's own code must never make (common/labcalls.h: a wait for the whole device, a change of its flags,
-# a reset): renamed in each lab object (student, reference, planted and generated mutants) right after nvcc makes
+# The calls a lab's own code must never make (common/labcalls.h: a wait for the whole device, a change of its
+# settings, a reset): renamed in each lab object (student, reference, planted and generated mutants) right after nvcc makes
 # it, so that they reach the kit's counters as xl_lab_NAME while the kit's and the grader's own calls keep their names.
-LAB_RENAMED := cudaDeviceSynchronize cudaSetDeviceFlags cudaDeviceReset
+LAB_RENAMED := cudaDeviceSynchronize cudaSetDeviceFlags cudaDeviceReset cudaDeviceSetCacheConfig cudaDeviceSetLimit
 OBJCOPY ?= objcopy
 RENAME_LAB_CALLS = $(OBJCOPY) $(foreach f,$(LAB_RENAMED),--redefine-sym $(f)=xl_lab_$(f)) $@
+# make print-lab-renamed: the list, for make test's check that every lab object has them renamed
+.PHONY: print-lab-renamed
+print-lab-renamed:
+	@echo $(LAB_RENAMED)
 # A lab's own libraries, LIBS_NN-slug, on every link of that lab (explorers, graders, planted and generated mutants:
 # grader/mutate/mutate.mk links with lab_wrap too). Lab 10's model runs on cuBLAS, the toolkit's shared library: it
 # is found at run time through an rpath to the toolkit it was linked against (CUDA_HOME, from where nvcc is).

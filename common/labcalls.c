@@ -7,6 +7,8 @@ static const char *const names[XL_LAB_CALLS] = {
     [XL_LAB_DEVICE_SYNC] = "cudaDeviceSynchronize",
     [XL_LAB_SET_FLAGS] = "cudaSetDeviceFlags",
     [XL_LAB_RESET] = "cudaDeviceReset",
+    [XL_LAB_CACHE_CONFIG] = "cudaDeviceSetCacheConfig",
+    [XL_LAB_SET_LIMIT] = "cudaDeviceSetLimit",
 };
 
 void xl_labcalls_reset(void)
@@ -47,4 +49,16 @@ cudaError_t xl_lab_cudaDeviceReset(void)
 {
     counted(XL_LAB_RESET);
     return cudaDeviceReset();
+}
+
+cudaError_t xl_lab_cudaDeviceSetCacheConfig(enum cudaFuncCache config)
+{
+    counted(XL_LAB_CACHE_CONFIG);
+    return cudaDeviceSetCacheConfig(config);
+}
+
+cudaError_t xl_lab_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    counted(XL_LAB_SET_LIMIT);
+    return cudaDeviceSetLimit(limit, value);
 }

@@ -1,6 +1,7 @@
 /* labcalls.h - the CUDA calls a lab's own code must never make, counted: a wait for all of the device's work
- * (cudaDeviceSynchronize), a change of the device's flags (cudaSetDeviceFlags) and a reset (cudaDeviceReset). Other
- * work shares the device: the grader's, other streams', other programs'.
+ * (cudaDeviceSynchronize), a change of the device's settings (cudaSetDeviceFlags, cudaDeviceSetCacheConfig,
+ * cudaDeviceSetLimit) and a reset (cudaDeviceReset). Other work shares the device: the grader's, other streams',
+ * other programs'.
  *
  * Part of xferlab's common library. The Makefile renames these calls in a lab's object only (student, reference,
  * planted and generated mutants: RENAME_LAB_CALLS), so that a lab's call arrives here as xl_lab_NAME while the
@@ -20,6 +21,8 @@ typedef enum {
     XL_LAB_DEVICE_SYNC, /* cudaDeviceSynchronize */
     XL_LAB_SET_FLAGS,   /* cudaSetDeviceFlags */
     XL_LAB_RESET,       /* cudaDeviceReset */
+    XL_LAB_CACHE_CONFIG, /* cudaDeviceSetCacheConfig */
+    XL_LAB_SET_LIMIT,   /* cudaDeviceSetLimit */
     XL_LAB_CALLS        /* how many there are */
 } xl_lab_call;
 
@@ -36,6 +39,8 @@ const char *xl_labcalls_name(xl_lab_call c);
 cudaError_t xl_lab_cudaDeviceSynchronize(void);
 cudaError_t xl_lab_cudaSetDeviceFlags(unsigned int flags);
 cudaError_t xl_lab_cudaDeviceReset(void);
+cudaError_t xl_lab_cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+cudaError_t xl_lab_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 
 #ifdef __cplusplus
 }

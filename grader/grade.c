@@ -249,6 +249,10 @@ static void expect_no_forbidden_calls(void)
         [XL_LAB_SET_FLAGS] = "it changes how the device behaves for every caller: leave its flags as the caller set "
                              "them",
         [XL_LAB_RESET] = "it destroys every buffer, stream and event on the device, the caller's too",
+        [XL_LAB_CACHE_CONFIG] = "it changes the cache split of every kernel on the device, the caller's too: leave "
+                                "it as the caller set it (cudaFuncSetCacheConfig sets your own kernel's)",
+        [XL_LAB_SET_LIMIT] = "it changes a limit of the whole device for every caller: leave the limits as the "
+                             "caller set them",
     };
     for (int c = 0; c < XL_LAB_CALLS; c++) {
         int n = xl_labcalls_count(c);

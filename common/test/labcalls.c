@@ -24,9 +24,13 @@ Test(labcalls, each_call_counted_apart)
     xl_lab_cudaDeviceSynchronize();
     xl_lab_cudaDeviceSynchronize();
     xl_lab_cudaSetDeviceFlags(cudaDeviceScheduleAuto);
+    xl_lab_cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
+    xl_lab_cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1u << 20);
     cr_assert_eq(xl_labcalls_count(XL_LAB_DEVICE_SYNC), 2, "two device-wide waits are two");
     cr_assert_eq(xl_labcalls_count(XL_LAB_SET_FLAGS), 1, "one change of flags is one");
     cr_assert_eq(xl_labcalls_count(XL_LAB_RESET), 0, "no reset was asked for");
+    cr_assert_eq(xl_labcalls_count(XL_LAB_CACHE_CONFIG), 1, "one cache setting is one");
+    cr_assert_eq(xl_labcalls_count(XL_LAB_SET_LIMIT), 1, "one limit is one");
     xl_labcalls_reset();
     cr_assert_eq(xl_labcalls_count(XL_LAB_DEVICE_SYNC), 0, "a reset of the counts starts again at 0");
 }
@@ -45,6 +49,8 @@ Test(labcalls, names_and_range)
     cr_assert_str_eq(xl_labcalls_name(XL_LAB_DEVICE_SYNC), "cudaDeviceSynchronize");
     cr_assert_str_eq(xl_labcalls_name(XL_LAB_SET_FLAGS), "cudaSetDeviceFlags");
     cr_assert_str_eq(xl_labcalls_name(XL_LAB_RESET), "cudaDeviceReset");
+    cr_assert_str_eq(xl_labcalls_name(XL_LAB_CACHE_CONFIG), "cudaDeviceSetCacheConfig");
+    cr_assert_str_eq(xl_labcalls_name(XL_LAB_SET_LIMIT), "cudaDeviceSetLimit");
     cr_assert_str_eq(xl_labcalls_name(XL_LAB_CALLS), "?", "a call out of range has no name");
     cr_assert_eq(xl_labcalls_count((xl_lab_call)-1), 0, "a call out of range counts nothing");
 }
