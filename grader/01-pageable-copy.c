@@ -11,6 +11,7 @@
  * Tests marked XL_CPU grade without a GPU.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -158,10 +160,22 @@ static void expect_runs_bracketed(const script *sc, int warmup, int reps)
             break; /* past the calls marked: not judged */
         if (hi > known) /* past what the record holds: not judged */
             break;
-        for (int i = lo; i < mid; i++)
-            before |= timer_recs[i].kind == XL_SYNC_RECORD && kit_same_stream(timer_recs[i].stream, sc->want);
+        int stale = 0; /* a record before a host wait in [lo, mid), none after it */
+        for (int i = lo; i < mid; i++) {
+            xl_sync_kind kind = timer_recs[i].kind;
+            if (kind == XL_SYNC_RECORD && kit_same_stream(timer_recs[i].stream, sc->want))
+                before = 1, stale = 0;
+            else if ((kind == XL_SYNC_DEVICE || kind == XL_SYNC_STREAM || kind == XL_SYNC_EVENT) && before)
+                before = 0, stale = 1; /* the host waited after it: that event cannot start this run */
+        }
         for (int i = mid; i < hi; i++)
             after |= timer_recs[i].kind == XL_SYNC_RECORD && kit_same_stream(timer_recs[i].stream, sc->want);
+        cr_assert(stale == 0,
+                  "lab_time_gpu(warmup %d, reps %d): timed run %d of %d started from an event recorded before the host "
+                  "waited (%s) for the work before it, and none was recorded after that wait: the run's time then also "
+                  "counts the wait, the host's wake-up and the launch, while the GPU sat idle. Record a fresh start "
+                  "event after the wait, right before each run (a stop event reused as the next start does not)",
+                  warmup, reps, k + 1, reps, "cudaEventSynchronize, cudaStreamSynchronize");
         cr_assert(before && after,
                   "lab_time_gpu(warmup %d, reps %d): timed run %d of %d had no CUDA event recorded on the caller's "
                   "stream %s it. Record an event on the stream before each run and one after it (cudaEventRecord) and "
@@ -939,8 +953,9 @@ static void kit_sweep(enum cudaMemcpyKind kind, size_t min, int n, int reps, voi
 }
 
 /* expect_sweep_copies - fails unless the copies recorded in direction kind end with (1 + reps) copies of each of the
- * n sizes min << i, in order, counted in bytes per size (a copy made in pieces counts as one); before them at most
- * one copy's worth of the largest size is allowed (a sweep may fill its host buffer by copying into it) */
+ * n sizes min << i, in order, counted in bytes per size (a copy made in pieces counts as one); before them nothing
+ * more that way, but device to host exactly the largest size's bytes (a sweep may fill its host buffer by copying
+ * into it) */
 static void expect_sweep_copies(const xl_copy_rec *recs, int nrec, enum cudaMemcpyKind kind, size_t min, int n,
                                 int reps, const char *call)
 {
@@ -971,10 +986,12 @@ static void expect_sweep_copies(const xl_copy_rec *recs, int nrec, enum cudaMemc
               "way)%s",
               call, done, way, min << size_i, reps, (size_t)(1 + reps) * (min << size_i), other,
               done == 0 && other > 0 ? ": does the sweep copy in the direction it was given?" : "");
-    cr_assert(before <= min << (n - 1),
+    /* device to host, one fill of the host buffer may come first: the largest size's bytes, no more, no less */
+    cr_assert(before == 0 || (kind == cudaMemcpyDeviceToHost && before == min << (n - 1)),
               "%s: besides 1 + %d copies of each size it copied %zu more bytes %s before them: each size must be "
-              "copied exactly 1 + reps times",
-              call, reps, before, way);
+              "copied exactly 1 + reps times (one warm-up, the smallest size too), in no other copies that way%s",
+              call, reps, before, way,
+              before % min == 0 && before / min <= 2 ? " (an extra warm-up of the first size?)" : "");
 }
 
 /* expect_sweep_events_legacy - fails unless every event the sweep recorded went on the legacy stream or on a stream
@@ -990,6 +1007,80 @@ static void expect_sweep_events_legacy(const xl_sync_rec *syncs, int n, const ch
                   "lab_time_gpu",
                   call, k + 1, syncs[k].stream_flags == ~0u ? "something that is not a stream," : "non-blocking stream",
                   (void *)syncs[k].stream);
+}
+
+/* shared_pages - of the pages of [p, p + bytes): how many are mapped (*present) and how many of those are not this
+ * process's own (/proc/self/pagemap bit 56, "exclusively mapped", clear): an untouched page that was only read is
+ * mapped to the kernel's shared zero page (or huge zero page), one written is the process's own. -1 when pagemap
+ * cannot be read. A helper other labs could use (kit_shared_pages) */
+static long shared_pages(const void *p, size_t bytes, long *present)
+{
+    uintptr_t first = (uintptr_t)p / 4096, last = ((uintptr_t)p + bytes + 4095) / 4096;
+    uint64_t e[512];
+    long shared = 0;
+    *present = 0;
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    for (uintptr_t pg = first; pg < last;) {
+        size_t want = last - pg < 512 ? (size_t)(last - pg) : 512;
+        ssize_t got = pread(fd, e, want * 8, (off_t)(pg * 8));
+        if (got <= 0) {
+            close(fd);
+            return -1;
+        }
+        for (size_t i = 0; i < (size_t)got / 8; i++)
+            if (e[i] >> 63 & 1) {
+                (*present)++;
+                shared += !(e[i] >> 56 & 1);
+            }
+        pg += (size_t)got / 8;
+    }
+    close(fd);
+    return shared;
+}
+
+/* pagemap_tells - 1 when pagemap shows pages this process wrote as its own (a kernel that reports bit 56): a fresh
+ * mapping of 64 pages, every one written */
+static int pagemap_tells(void)
+{
+    size_t n = 64 * 4096;
+    unsigned char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long present = 0, shared;
+    if (m == MAP_FAILED)
+        return 0;
+    memset(m, 1, n);
+    shared = shared_pages(m, n, &present);
+    munmap(m, n);
+    return shared == 0 && present == 64;
+}
+
+/* A thread that watches a host to device sweep: once it has made two copies, it reads the pagemap of the first
+ * one's source (the sweep's host buffer, still allocated: the sweep goes on). */
+typedef struct {
+    const xl_copy_rec *recs;
+    volatile int stop;
+    int seen;              /* 1 once it looked */
+    long present, shared;  /* of the first copy's source pages */
+    size_t bytes;
+} source_watch;
+
+/* watch_source - source_watch's thread (no assert here: it runs beside the test's thread) */
+static void *watch_source(void *arg)
+{
+    source_watch *w = arg;
+    while (!w->stop) {
+        if (xl_copylog_count() >= 2) {
+            if (xl_copy_dir(&w->recs[0]) == cudaMemcpyHostToDevice) {
+                w->bytes = w->recs[0].bytes;
+                w->shared = shared_pages(w->recs[0].src, w->bytes, &w->present);
+                w->seen = 1;
+            }
+            return NULL;
+        }
+        usleep(50);
+    }
+    return NULL;
 }
 
 /* The arguments of one lab_sweep that must be refused, for sweep_refused. */
@@ -1028,11 +1119,21 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     long dev_before = xl_resources_now().dev_allocations;
     char said[512];
     int saved = want_n < 0 ? kit_capture_begin() : -1; /* a refusal's line: counted, not shown */
+    /* host to device from fresh pages (past 32 MiB, mmap'd): watch that the source pages were written, not only read
+     * (a page only read maps the shared zero page: the copies would read zeros from one cached page) */
+    source_watch watch = {.recs = recs};
+    pthread_t watcher;
+    int watching = dir == LAB_H2D && want_n > 0 && min > ((size_t)32 << 20) && pagemap_tells();
     xl_copylog_start(recs, LOG_MAX);
     xl_synclog_start(syncs, SYNC_MAX);
+    watching = watching && pthread_create(&watcher, NULL, watch_source, &watch) == 0; /* after the start: a fresh count */
     int n = lab_sweep(dir, min, max, reps, out, max_points);
     int nsync = xl_synclog_stop();
     int nrec = xl_copylog_stop();
+    if (watching) {
+        watch.stop = 1;
+        pthread_join(watcher, NULL);
+    }
     int lines = want_n < 0 ? kit_capture_end(saved, said, sizeof said) : 0;
     long left = xl_resources_now().dev_allocations - dev_before;
     cr_assert(left <= 0, "%s left %ld device buffers allocated: free (cudaFree) every buffer it allocates", call, left);
@@ -1078,6 +1179,39 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
               "lab_time_gpu on stream 0, an event before and one after it (at least %d in all)",
               call, records, n, reps, n * (reps + 1));
     kit_expect_sources_written(recs, nrec, call);
+    cr_assert(watching == 0 || watch.seen == 0 || watch.shared < 0 || watch.present < 16 || 2 * watch.shared <= watch.present,
+              "%s: %ld of the %ld pages of its first copy's source (%zu bytes of its host buffer) were never written, "
+              "only read: such a page maps the kernel's shared zero page, so the copies read zeros from one cached "
+              "page, faster than data. Fill the host buffer by writing it (memset) before timing",
+              call, watch.shared, watch.present, watch.bytes);
+}
+
+/* expect_sweep_bad_reps - lab_sweep with a reps lab_time_gpu refuses (0 or 1025), over 2 to 4 sizes of up to a few
+ * MiB: -1, and nothing left held (host heap, device buffers, events), also repeated; its line kept out of the output */
+static void expect_sweep_bad_reps(void)
+{
+    int k = (int)kit_rand_int(1, 3), reps = kit_rand_int(0, 1) ? 0 : 1025;
+    size_t min = odd_size(1025, 1 << 20);
+    lab_dir dir = kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H;
+    lab_point out[16];
+    char call[160];
+    snprintf(call, sizeof call, "lab_sweep(%s, min_bytes %zu, max_bytes %zu, reps %d, max_points 16)",
+             dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", min, min << k, reps);
+    kit_held held = kit_held_now();
+    long dev_before = xl_resources_now().dev_allocations;
+    int quiet = kit_quiet_begin();
+    int n = lab_sweep(dir, min, min << k, reps, out, 16);
+    kit_quiet_end(quiet);
+    long left = xl_resources_now().dev_allocations - dev_before;
+    cr_assert(n == -1, "%s returned %d; it must return -1: lab_time_gpu refuses reps %d (1 <= reps <= 1024)", call, n,
+              reps);
+    cr_assert(left <= 0, "%s returned -1 but left %ld device buffers allocated: when a timing fails, free (cudaFree) "
+              "the buffers before returning -1", call, left);
+    kit_expect_released(held, call);
+    refused_sweep again = {dir, min, min << k, reps, 16};
+    kit_expect_no_heap_leak(sweep_refused, &again, call,
+                            "it returned -1 but kept memory it had allocated: when lab_time_gpu fails, free the host "
+                            "buffer (and the device one) before returning -1");
 }
 
 /* One small lab_sweep for kit_expect_no_heap_leak. */
@@ -1131,6 +1265,7 @@ static void expect_sweep_shapes(void)
     expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
     expect_sweep(LAB_D2H, min + 1, min, 3, 8, -1, "max_bytes is below min_bytes"); /* and a min of the other parity */
     expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
+    expect_sweep_bad_reps(); /* refused by lab_time_gpu, after the buffers are made */
     /* repeated, a sweep must not grow the host heap (its buffers and anything else it allocates are freed) */
     sweep_args again = {kit_rand_int(0, 1) ? LAB_H2D : LAB_D2H, odd_size(1025, 9000), 0, (int)kit_rand_int(1, 3)};
     again.max = again.min << 2;
@@ -1516,13 +1651,15 @@ static void expect_fit_like_kit(const lab_point *pts, int n, const char *what)
     xl_note("%s: L = %.2f us, B = %.2f GB/s", what, l, b);
 }
 
-/* model_point - p as a point of T = L + bytes / B exactly */
+/* model_point - p as a point of T = L + bytes / B exactly (its median); its min and max a fresh 0.5 to 0.8 and 1.25
+ * to 2 times that, and its reps a fresh 0 to 1024 (a point filled by hand may say 0): only the median is fitted */
 static void model_point(lab_point *p, size_t bytes, double l_us, double b_gbps)
 {
     p->bytes = bytes;
     p->t.median_ms = l_us * 1e-3 + (double)bytes * 1e-6 / b_gbps;
-    p->t.min_ms = p->t.max_ms = p->t.median_ms;
-    p->t.reps = 1;
+    p->t.min_ms = p->t.median_ms * (0.5 + 0.01 * (double)kit_rand_int(0, 30));
+    p->t.max_ms = p->t.median_ms * (1.25 + 0.01 * (double)kit_rand_int(0, 75));
+    p->t.reps = (int)kit_rand_int(0, 1024);
 }
 
 /* model_points - n points of T = L + bytes / B exactly, at sizes from 1 to 9 KiB up to about top, each step
@@ -1599,7 +1736,7 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
 {
     lab_point p[64];
     uint64_t r[19];
-    char what[96];
+    char what[192];
     xl_fill_random(r, sizeof r, xl_fresh_seed());
     double l_us = 5 + (double)(r[0] % 4500) / 100, b_gbps = 5 + (double)(r[1] % 5500) / 100, l = NAN, b = NAN;
     int n = 0;
@@ -1669,7 +1806,11 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
         }
         fits = xl_fit_latency_bw(bytes, ms, n, &kl, &kb) == 0;
     }
-    snprintf(what, sizeof what, "noisy synthetic sweep of %d points", n);
+    for (int i = 0; i < n; i++) /* reps that differ a lot: 1 to 3 below 64 KiB, hundreds above, one point 0 */
+        p[i].t.reps = p[i].bytes < (64u << 10) ? (int)kit_rand_int(1, 3) : (int)kit_rand_int(100, 1024);
+    p[kit_rand_int(0, n - 1)].t.reps = 0;
+    snprintf(what, sizeof what, "noisy synthetic sweep of %d points (each point's reps and min and max differ: only "
+             "the medians are fitted, each weighted 1/T^2)", n);
     expect_fit_like_kit(p, n, what);
 
     /* from here lab_fit is called to fail: each -1 must come with one line on stderr, counted, not shown */

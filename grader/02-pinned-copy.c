@@ -273,11 +273,21 @@ XL_TEST(alloc, failure_is_clean, 5, XL_GPU,
 
 /* check_copy - one checked copy of n bytes in direction dir on the caller's stream s, behind DELAY_MS ms of work
  * queued on s that ends in the destination being overwritten (H2D) or the source being written (D2H): only a copy
- * on s that is waited for gives the data, and only if s is idle when it returns */
-static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
+ * on s that is waited for gives the data, and only if s is idle when it returns. registered: the host side is
+ * malloc'd memory pinned with cudaHostRegister (pinned as much as cudaMallocHost's, which it is otherwise) */
+static void check_copy(size_t n, lab_dir dir, cudaStream_t s, int registered)
 {
-    char what[128];
-    unsigned char *host = kit_pinned_alloc(n + GUARD), *want = random_host(n);
+    char what[160];
+    unsigned char *host, *want = random_host(n);
+    if (registered) {
+        size_t len = (n + GUARD + PAGE - 1) / PAGE * PAGE; /* pages of its own: none shared with other memory */
+        host = aligned_alloc(PAGE, len);
+        cr_assert(host != NULL, "the grader could not allocate %zu bytes of host memory", len);
+        memset(host, XL_POISON_BYTE, len);
+        XL_CHECK(cudaHostRegister(host, len, cudaHostRegisterDefault));
+    } else {
+        host = kit_pinned_alloc(n + GUARD);
+    }
     void *dev = kit_dev_alloc(n + GUARD), *real = NULL;
     if (dir == LAB_H2D) {
         memcpy(host, want, n);
@@ -290,8 +300,8 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
         XL_CHECK(cudaDeviceSynchronize()); /* the setup done, on every stream, before anything is queued on s */
         kit_queue_busy_copy(s, DELAY_NS, dev, real, n); /* the source holds the data only after the work on s */
     }
-    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes on %s", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n,
-             stream_label(s));
+    snprintf(what, sizeof what, "lab_pinned_copy(%s) of %zu bytes on %s%s", dir == LAB_H2D ? "LAB_H2D" : "LAB_D2H", n,
+             stream_label(s), registered ? ", the host side pinned with cudaHostRegister" : "");
     kit_held before = kit_held_now();
     xl_expect_ok(lab_pinned_copy(dir == LAB_H2D ? dev : (void *)host, dir == LAB_H2D ? (void *)host : dev, n, dir, s),
                  "lab_pinned_copy");
@@ -312,22 +322,30 @@ static void check_copy(size_t n, lab_dir dir, cudaStream_t s)
     XL_CHECK(cudaFree(dev));
     if (real)
         XL_CHECK(cudaFree(real));
-    XL_CHECK(cudaFreeHost(host));
+    if (registered) {
+        XL_CHECK(cudaHostUnregister(host));
+        free(host);
+    } else {
+        XL_CHECK(cudaFreeHost(host));
+    }
     free(want);
 }
 
-/* check_sizes - check_copy in direction dir of every awkward size, one random size up to 3 MiB and one a little
- * more than COPY_PAST, on one stream of the kit's, then of a random size up to 3 MiB on each default stream; returns
- * the kit's stream */
+/* check_sizes - check_copy in direction dir of every awkward size, one random size up to 3 MiB (from memory pinned
+ * with cudaHostRegister too), exactly COPY_PAST (an exact multiple of every piece size up to it: a last piece sized
+ * bytes % piece is 0 there) and a little more, on one stream of the kit's, then of a random size up to 3 MiB on
+ * each default stream; returns the kit's stream */
 static cudaStream_t check_sizes(lab_dir dir)
 {
     cudaStream_t s = kit_stream();
     for (size_t i = 0; i < kit_n_awkward; i++)
-        check_copy(kit_awkward_sizes[i], dir, s);
-    check_copy((size_t)kit_rand_int(1, 3 << 20), dir, s);
-    check_copy(COPY_PAST + (size_t)kit_rand_int(1, 4 << 20), dir, s);
+        check_copy(kit_awkward_sizes[i], dir, s, 0);
+    check_copy((size_t)kit_rand_int(1, 3 << 20), dir, s, 0);
+    check_copy((size_t)kit_rand_int(1, 3 << 20), dir, s, 1);
+    check_copy(COPY_PAST, dir, s, 0);
+    check_copy(COPY_PAST + (size_t)kit_rand_int(1, 4 << 20), dir, s, 0);
     for (int d = 0; d < N_DEFAULT; d++)
-        check_copy((size_t)kit_rand_int(1, 3 << 20), dir, default_streams[d]);
+        check_copy((size_t)kit_rand_int(1, 3 << 20), dir, default_streams[d], 0);
     return s;
 }
 
@@ -894,15 +912,17 @@ static void expect_no_pool(size_t bytes, int count, int only_one, const char *wh
     kit_expect_released(before, call);
 }
 
-/* expect_two_pools - two pools alive at once, used in turn: each hands out count buffers of its own (none of the
- * other's), then NULL; one of them (either) destroyed, its buffers still taken, while the other keeps its buffers,
- * what they hold and what was given back */
-static void expect_two_pools(void)
+/* expect_two_pools - two pools alive at once (same: of one shape, bytes and count), used in turn: each hands out count
+ * buffers of its own (none of the other's), then NULL; one of them (either) destroyed, its buffers still taken, while
+ * the other keeps its buffers, what they hold and what was given back */
+static void expect_two_pools(int same)
 {
     enum { MAXC = 5 };
     char what[224];
     size_t bytes[2] = {(size_t)kit_rand_int(1, 1 << 16), (size_t)kit_rand_int(1, 1 << 16)};
     int count[2] = {(int)kit_rand_int(2, MAXC), (int)kit_rand_int(2, MAXC)}, got[2] = {0, 0};
+    if (same)
+        bytes[1] = bytes[0], count[1] = count[0];
     int gone = (int)kit_rand_int(0, 1), kept = !gone; /* the pool destroyed first */
     unsigned char *b[2][MAXC];
     snprintf(what, sizeof what, "lab_pool_create(%zu, %d) and lab_pool_create(%zu, %d), both alive", bytes[0],
@@ -954,9 +974,56 @@ static void expect_two_pools(void)
     kit_expect_released(before, what);
 }
 
+/* expect_big_pool - a pool of 2 buffers of a little more than 1 GiB each, more than 2^31 bytes in all: no limit of the
+ * student's own (1 GiB or 2^31 a pool or a buffer) may refuse what the machine can pin; both buffers distinct,
+ * page-locked end to end and writable at both ends, then NULL; destroyed, nothing held */
+static void expect_big_pool(void)
+{
+    size_t bytes = ((size_t)1 << 30) + (size_t)kit_rand_int(1, 16 << 20);
+    char call[64];
+    snprintf(call, sizeof call, "lab_pool_create(%zu, 2)", bytes);
+    kit_held before = kit_held_now();
+    lab_pool *p = lab_pool_create(bytes, 2);
+    if (!p) {
+        void *k[2] = {NULL, NULL};
+        cudaError_t e = cudaMallocHost(&k[0], bytes);
+        if (e == cudaSuccess)
+            e = cudaMallocHost(&k[1], bytes);
+        cudaGetLastError(); /* the grader's try, which may fail as the student's did */
+        for (int i = 0; i < 2; i++)
+            if (k[i])
+                XL_CHECK(cudaFreeHost(k[i]));
+        cr_assert(e != cudaSuccess,
+                  "%s, 1 GiB + %zu bytes each, returned NULL, but cudaMallocHost of as much works on this machine: "
+                  "lab.h's NULL is only for count < 1, bytes 0 or memory that cannot be pinned, with no limit of your "
+                  "own",
+                  call, bytes - ((size_t)1 << 30));
+        xl_note("this machine could not pin 2 buffers of %zu bytes (%s): lab_pool_create's NULL was right", bytes,
+                cudaGetErrorString(e));
+        return;
+    }
+    unsigned char *b[2] = {lab_pool_get(p), lab_pool_get(p)};
+    for (int i = 0; i < 2; i++) {
+        cr_assert(b[i] != NULL, "%s: lab_pool_get number %d of 2 returned NULL", call, i + 1);
+        cr_assert(kit_is_pinned(b[i]) && kit_is_pinned(b[i] + bytes - 1),
+                  "%s: lab_pool_get number %d handed out memory that is not page-locked over its %zu bytes", call,
+                  i + 1, bytes);
+        b[i][0] = (unsigned char)(i + 1), b[i][bytes - 1] = (unsigned char)(i + 3);
+    }
+    cr_assert(b[0] != b[1], "%s: lab_pool_get handed out the same buffer twice", call);
+    for (int i = 0; i < 2; i++)
+        cr_assert(b[i][0] == (unsigned char)(i + 1) && b[i][bytes - 1] == (unsigned char)(i + 3),
+                  "%s: the buffers overlap: buffer %d no longer holds what was written at its ends", call, i + 1);
+    cr_assert(lab_pool_get(p) == NULL, "%s: both buffers are in use, so lab_pool_get must return NULL", call);
+    lab_pool_destroy(p);
+    snprintf(call, sizeof call, "lab_pool_create(%zu, 2) and lab_pool_destroy", bytes);
+    kit_expect_released(before, call);
+}
+
 XL_TEST(pool, buffers, 10, XL_GPU,
         "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count (up to 300 here) and "
-        "bytes, reuses what is put back, and never allocates; two pools alive at once each keep their own buffers; "
+        "bytes (past 1 GiB, 2 GiB in all, too), reuses what is put back, and never allocates; two pools alive at "
+        "once, of one shape too, each keep their own buffers; "
         "a refused create (count < 1, bytes 0 or SIZE_MAX) says one line and holds nothing", 15)
 {
     kit_held before = kit_held_now();
@@ -977,7 +1044,9 @@ XL_TEST(pool, buffers, 10, XL_GPU,
     expect_pool((size_t)kit_rand_int(1, 1 << 20), 1);
     expect_pool((size_t)kit_rand_int(1, 5000), (int)kit_rand_int(17, 40));
     expect_pool((size_t)kit_rand_int(1, 64), (int)kit_rand_int(257, 300)); /* more than a fixed table would hold */
-    expect_two_pools();
+    expect_two_pools(0);
+    expect_two_pools(1); /* one shape: each create still makes a new pool */
+    expect_big_pool();
     lab_pool_destroy(NULL);
 }
 
@@ -1268,9 +1337,10 @@ static void expect_naive_pins(cudaStream_t s, size_t bytes, int n, int k, int he
     XL_CHECK(cudaFree(dev));
 }
 
-/* pool_buffers - every buffer of pool (count of them) into b, all given back afterwards; call names what came
- * before, for the message */
-static void pool_buffers(lab_pool *pool, int count, unsigned char **b, const char *call)
+/* pool_buffers - the count free buffers of pool into b, all given back afterwards: each a buffer the caller does not
+ * hold (held: the n_held it took), then NULL; call names what came before, for the message */
+static void pool_buffers(lab_pool *pool, int count, unsigned char **b, unsigned char *const *held, int n_held,
+                         const char *call)
 {
     for (int i = 0; i < count; i++) {
         b[i] = lab_pool_get(pool);
@@ -1279,7 +1349,19 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, const cha
                   "the caller has not taken must be free again (a loop gives back every buffer it takes with "
                   "lab_pool_put)",
                   call, i, count);
+        for (int j = 0; j < n_held; j++)
+            cr_assert(b[i] != held[j],
+                      "after %s, lab_pool_get number %d handed out a buffer the caller still holds: a loop gives "
+                      "back only the buffers it took itself, and those the caller took stay taken",
+                      call, i + 1);
     }
+    unsigned char *more = lab_pool_get(pool);
+    if (more)
+        lab_pool_put(pool, more);
+    cr_assert(more == NULL,
+              "after %s, lab_pool_get gave all %d free buffers and then one more (%d of the pool's buffers are taken "
+              "by the caller): a loop gives back only the buffers it took itself",
+              call, count, n_held);
     for (int i = 0; i < count; i++)
         lab_pool_put(pool, b[i]);
 }
@@ -1322,7 +1404,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
                  taken == count ? " (none free)" : "");
     lab_pool *pool = lab_pool_create(pool_bytes, count);
     cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", pool_bytes, count);
-    pool_buffers(pool, count, bufs, "lab_pool_create");
+    pool_buffers(pool, count, bufs, NULL, 0, "lab_pool_create");
     for (int j = 0; j < taken; j++) {
         held[j] = lab_pool_get(pool);
         cr_assert(held[j] != NULL, "lab_pool_create(%zu, %d): lab_pool_get number %d returned NULL", pool_bytes,
@@ -1365,7 +1447,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
     for (int j = 0; j < taken; j++)
         cr_assert(held[j][0] == 0xC0 + j && held[j][pool_bytes - 1] == 0xC0 + j,
                   "%s: a buffer the caller held no longer holds what the caller wrote into it", call);
-    pool_buffers(pool, count - taken, bufs, call);
+    pool_buffers(pool, count - taken, bufs, held, taken, call);
     for (int j = 0; j < taken; j++)
         lab_pool_put(pool, held[j]);
     lab_pool_destroy(pool);
@@ -1429,22 +1511,31 @@ static int null_dev_again(void *ctx)
 }
 
 /* expect_null_dev - the loops' failure path at a copy: lab_loop_naive and lab_loop_pooled (through a pool of a few
- * buffers) with dev NULL, so that the first batch's copy is refused (lab_pinned_copy's NULL), return -1 with a line
- * said, no CUDA error pending, no batch produced after the failed one; the naive loop holds nothing (its buffer freed
- * on that path too), the pool has every buffer back; repeated, no heap growth */
+ * buffers, with none and with some taken by the caller) with dev NULL, so that the first batch's copy is refused
+ * (lab_pinned_copy's NULL), return -1 with a line said, no CUDA error pending, no batch produced after the failed one;
+ * the naive loop holds nothing (its buffer freed on that path too), the pool has every buffer it lent back and the
+ * caller's still taken; repeated, no heap growth */
 static void expect_null_dev(cudaStream_t s)
 {
-    for (int pooled = 0; pooled < 2; pooled++) {
+    for (int pooled = 0; pooled < 3; pooled++) { /* 0 naive, 1 pooled, 2 pooled with buffers held by the caller */
         null_dev_args a = {NULL, (size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 4), s};
-        int count = (int)kit_rand_int(1, 3);
-        unsigned char *bufs[3];
-        char call[160];
+        int count = (int)kit_rand_int(pooled == 2 ? 2 : 1, 4), taken = pooled == 2 ? (int)kit_rand_int(1, count - 1) : 0;
+        unsigned char *bufs[4], *held[4];
+        char call[224];
         produce_ctx pc = {.seed = xl_fresh_seed(), .stamps_only = 1, .bytes = a.bytes};
         if (pooled) {
             a.pool = lab_pool_create(a.bytes, count);
             cr_assert(a.pool != NULL, "lab_pool_create(%zu, %d) returned NULL", a.bytes, count);
-            snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, dev NULL, bytes %zu, n %d)",
-                     count, a.bytes, a.bytes, a.n);
+            for (int j = 0; j < taken; j++) {
+                held[j] = lab_pool_get(a.pool);
+                cr_assert(held[j] != NULL, "lab_pool_create(%zu, %d): lab_pool_get number %d returned NULL", a.bytes,
+                          count, j + 1);
+            }
+            int m = snprintf(call, sizeof call,
+                             "lab_loop_pooled(a pool of %d buffers of %zu bytes, dev NULL, bytes %zu, n %d)", count,
+                             a.bytes, a.bytes, a.n);
+            if (taken)
+                snprintf(call + m, sizeof call - m, " with %d of the buffers taken by the caller", taken);
         } else {
             snprintf(call, sizeof call, "lab_loop_naive(dev NULL, bytes %zu, n %d)", a.bytes, a.n);
         }
@@ -1462,17 +1553,17 @@ static void expect_null_dev(cudaStream_t s)
         expect_said(0, call);
         cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s)", call, cudaGetErrorString(err));
         cr_assert(pc.wrong[0] == 0, "%s: %s", call, pc.wrong);
-        cr_assert(pc.produced <= (pooled ? count : 1),
+        cr_assert(pc.produced <= (pooled ? count - taken : 1),
                   "%s called produce %d times: batch 0's copy fails, and the loop stops there (%s)", call,
                   pc.produced, pooled ? "no more batches than the pool has buffers may be produced before it" :
                   "lab.h: the rest neither produced nor sent");
         kit_expect_released(before, call);
         if (pooled)
-            pool_buffers(a.pool, count, bufs, call);
+            pool_buffers(a.pool, count - taken, bufs, held, taken, call);
         kit_expect_no_heap_leak(null_dev_again, &a, call,
                                 "where a copy fails, free (or give back) the batch's buffer before returning -1");
         if (pooled)
-            pool_buffers(a.pool, count, bufs, call);
+            pool_buffers(a.pool, count - taken, bufs, held, taken, call);
         lab_pool_destroy(a.pool);
     }
 }

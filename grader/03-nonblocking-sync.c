@@ -41,8 +41,12 @@ XL_LAB("03", "nonblocking-sync");
 #define GPU_WORK_BYTE 0xC3       /* what gpu_work(i) writes into batch i's destination: its copy must overwrite it */
 #define SEND_MAX_BATCHES 12
 #define SEND_MAX_BYTES ((2u << 20) + 1)
-#define SEND_MANY_MIN 200        /* once, hundreds of batches of at most 1 KiB */
-#define SEND_MANY_MAX 1000
+#define SEND_MANY_MIN 1100       /* once, thousands of batches of at most 1 KiB: past any array of 1024 */
+#define SEND_MANY_MAX 4000
+#define BIG_BUFFER_MIN ((size_t)256 << 20) /* a fetch buffer past this is pinned too */
+#define OTHER_QUEUED_NS 500000000ull /* work another thread queues on job->stream after copy 0: fill(1) never waits */
+#define SEND_FIRST_NS 50000000ull    /* for it, only for copy 0, behind gpu_work(0)'s 50 ms */
+#define FILL1_MAX_MS 250.0
 #define MAX_COPIES 1024          /* copies recorded per lab_fetch */
 #define FETCH_GUARD 16           /* poisoned bytes after job->host's bytes, which lab_fetch must not write */
 #define GPU_WORK_MS 40.0         /* GPU work in the overlap test, longer than the host work: */
@@ -244,6 +248,8 @@ typedef struct {
     int host_done;        /* host_work has returned (since job_for) */
     int consumed_early;   /* consume calls made before host_work had returned */
     uint64_t queue_ns;    /* not 0: host_work queues this much work on job->stream, after the copy */
+    int scan;             /* 1: host_work reads job->host, which holds only poison or the result's own bytes then */
+    size_t scribbled;     /* then 1 + the first byte of host holding neither (lab_fetch wrote it itself); 0: none */
     cudaError_t stream_at_consume; /* cudaStreamQuery(stream) when consume ran: NotReady while that work runs */
     int started;          /* set (atomically) when host_work starts: the call's copy is asked for, its wait next */
 } fetch_ctx;
@@ -318,6 +324,12 @@ static void fetch_host_work(void *ctx)
         cudaGetLastError(); /* "not yet" is no error of the code under test */
     ran(f->order, sizeof f->order, "host_work");
     f->host_worked++;
+    if (f->scan && f->host) { /* the copy may be writing it: a byte is the poison or the result's, nothing else */
+        const unsigned char *h = f->host;
+        for (size_t k = 0; k < f->bytes && !f->scribbled; k++)
+            if (h[k] != XL_POISON_BYTE && h[k] != f->want[k])
+                f->scribbled = 1 + k;
+    }
     spin_ms(f->host_ms);
     if (f->queue_ns) /* the next step's work, queued on job->stream after the copy */
         xl_delay(f->stream, f->queue_ns);
@@ -725,6 +737,7 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
                           : "");
         fetch_setup(&f, n, FETCH_GPU_NS, 0.1, js);
         f.rep = r + 1;
+        f.scan = 1;
         if (r == 2 || r == 12) /* host work that outlasts the caller's work, gpu_work and the copy */
             f.host_ms = LONG_HOST_MS;
         if (r == 4 || r == 5 || r == 9 || r == 16) /* host_work queues the next step's work on job->stream */
@@ -758,6 +771,12 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         expect_copies_on(recs, copies, host, n, js, when);
         expect_host_work_beside_gpu(&f, recs, copies, host, when);
         expect_fetch_callbacks_here(&f, when);
+        cr_assert(f.scribbled == 0, "when host_work began, byte %zu of job->host held 0x%02x, neither the poison the "
+                  "caller left there (0x%02x) nor the result's byte (0x%02x)%s: lab_fetch wrote into host itself "
+                  "before host_work (a memset of the destination?), a pass over the whole result on the host's "
+                  "critical path. lab.h: only the copy writes host", f.scribbled - 1,
+                  host[f.scribbled ? f.scribbled - 1 : 0], XL_POISON_BYTE, f.want[f.scribbled ? f.scribbled - 1 : 0],
+                  when);
         cr_assert(same_fetch_job(&j, &given), "lab_fetch changed the job it was given%s: lab.h hands it a const "
                   "lab_fetch_job, the caller's, to read only", when);
         XL_CHECK(cudaStreamSynchronize(js));
@@ -917,6 +936,16 @@ XL_TEST(fetch, pinned_destination, 5, XL_GPU,
     kit_expect_not_write_combined(r.host, "lab_fetch_buffer");
     lab_fetch_buffer_free(r.host);
     fetch_teardown(&r.f);
+    { /* any size: a buffer past 256 MiB is pinned too */
+        size_t big = BIG_BUFFER_MIN + (size_t)kit_rand(1, BIG_BUFFER_MIN / 4);
+        void *b = lab_fetch_buffer(big);
+        cr_assert(b != NULL, "lab_fetch_buffer(%zu) returned NULL", big);
+        int pinned = kit_is_pinned(b) && kit_is_pinned((char *)b + big - 1);
+        lab_fetch_buffer_free(b);
+        cr_assert(pinned, "lab_fetch_buffer(%zu) returned pageable memory: a result of that size copied into it "
+                  "would not overlap the host's work at all. lab.h: the buffer is one lab_fetch can copy into while "
+                  "the host keeps working, at any size: pin it (cudaMallocHost) whatever its size", big);
+    }
     /* the premise, measured: into malloc'd memory the "async" copy returns only once the GPU work and the copy
      * are done */
     fetch_ctx f;
@@ -943,6 +972,7 @@ typedef struct {
     int fills, fills_out_of_order, fills_elsewhere; /* fill calls; for a batch not next; on another buffer or size */
     int gpu_works, gpu_out_of_order, gpu_other_stream; /* gpu_work calls; for a batch not next; on another stream */
     double fill0_at;      /* when fill was called for batch 0 (xl_now_ms) */
+    double fill1_at;      /* and for batch 1 */
     int next;             /* the callback due next: 2i for fill(i), 2i + 1 for gpu_work(i) */
     char last[32];        /* the last callback called, e.g. "gpu_work(2)" ("" before the first) */
     char misorder[160];   /* the first callback called out of that order, and what was due ("": none) */
@@ -987,6 +1017,8 @@ static void send_fill(void *host, size_t bytes, int i, void *ctx)
     send_ran(c, 2 * i, i);
     if (i == 0)
         c->fill0_at = xl_now_ms();
+    if (i == 1)
+        c->fill1_at = xl_now_ms();
     if (i == 1 && c->meet) /* a concurrent round: another thread's send runs meanwhile */
         together_meet(c->meet);
     c->fills_out_of_order += i != c->fills;
@@ -1132,6 +1164,25 @@ static void send_expect_as(const lab_send_job *j, const char *which)
               j->n, j->bytes, bad);
     free(want);
     free(got);
+}
+
+/* expect_send_copies_on - every copy into j's batches among the n recorded was a cudaMemcpyAsync on job->stream
+ * (repetition rep): a copy on a stream of lab_send's own leaves work the caller queues on job->stream afterwards
+ * unordered with it */
+static void expect_send_copies_on(const xl_copy_rec *recs, int n, const lab_send_job *j, int rep)
+{
+    const char *lo = j->dev, *hi = lo + (size_t)j->n * j->bytes;
+    for (int i = 0; i < n; i++) {
+        const char *d = recs[i].dst;
+        if (d < lo || d >= hi)
+            continue;
+        cr_assert(recs[i].async && kit_same_stream(recs[i].stream, j->stream),
+                  "repetition %d, %d batches of %zu bytes: lab_send copied %zu bytes of a batch with %s on %s, not "
+                  "on job->stream. lab.h: enqueue gpu_work(i) and then the copy on job->stream, where work the "
+                  "caller queues there afterwards runs after it", rep, j->n, j->bytes, recs[i].bytes,
+                  recs[i].async ? "cudaMemcpyAsync" : "cudaMemcpy",
+                  recs[i].async && recs[i].stream ? "another stream" : "the legacy default stream (stream 0)");
+    }
 }
 
 /* send_expect - send_expect_as for repetition rep */
@@ -1314,7 +1365,11 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
             send_null_ctx = &c;
         }
         const lab_send_job given = j;
+        int maxrec = n + 64;
+        xl_copy_rec *recs = kit_host_alloc((size_t)maxrec * sizeof *recs);
+        xl_copylog_start(recs, maxrec);
         int rc = lab_send(&j);
+        int copies = xl_copylog_stop();
         cudaError_t busy = n == 0 ? cudaStreamQuery(js) : cudaErrorNotReady;
         if (busy == cudaErrorNotReady)
             cudaGetLastError(); /* "not yet" is no error of the code under test */
@@ -1331,6 +1386,8 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
                   "the %llu ms of work the caller had queued on job->stream was done: it waited for the stream. lab.h: "
                   "it waits for its own copies only, so with none it waits for nothing",
                   r + 1, SEND_BUSY_NS / 1000000);
+        expect_send_copies_on(recs, copies < maxrec ? copies : maxrec, &j, r + 1);
+        free(recs);
         xl_poison(j.host, j.bytes); /* lab.h: the host buffer is free once lab_send returns */
         send_expect(&j, r + 1);
         send_null_ctx = NULL;
@@ -1341,6 +1398,43 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
     XL_CHECK(cudaStreamDestroy(pair[1]));
     XL_CHECK(cudaFreeHost(host));
     XL_CHECK(cudaFree(dev));
+}
+
+/* send_beside_queued - lab_send of 2 batches on s in a thread, copy 0 behind SEND_FIRST_NS of gpu_work(0); once
+ * copy 0 is asked for, this thread (another of the caller's) queues OTHER_QUEUED_NS of work on s: fill(1) must come
+ * once copy 0 is done, not once that later work is (a wait on the whole stream); batches intact */
+static void send_beside_queued(cudaStream_t s, void *host, void *dev, size_t room)
+{
+    static const char *const what = "lab_send of 2 batches in a thread, while another thread queued 500 ms of work "
+                                    "on job->stream after copy 0";
+    static xl_copy_rec recs[16];
+    send_ctx c;
+    send_in_thread t = {.job = send_setup(&c, s, host, dev, room, 4096, 2, 1000000), .rc = -2};
+    c.first_ns = SEND_FIRST_NS;
+    worker w = {.call = send_in_thread_call, .arg = &t};
+    pthread_t th;
+    xl_set_fail_handler(fail_here);
+    xl_copylog_start(recs, 16); /* one record for both threads */
+    cr_assert(pthread_create(&th, NULL, worker_main, &w) == 0, "grader error: pthread_create failed");
+    double give_up = xl_now_ms() + MEET_WAIT_S * 1000.0;
+    while (xl_copylog_count() < 1 && xl_now_ms() < give_up)
+        xl_sleep_ms(0.2);
+    int asked = xl_copylog_count() >= 1;
+    xl_sleep_ms(20); /* its event recorded after copy 0 by now; copy 0 still 30 ms away */
+    xl_delay(s, OTHER_QUEUED_NS);
+    pthread_join(th, NULL);
+    xl_copylog_stop();
+    cr_assert(w.stopped == 0, "%s: the call stopped: %s", what, w.failure);
+    cr_assert(asked, "%s: lab_send asked for no copy in %d s", what, MEET_WAIT_S);
+    cr_assert(t.rc == 0, "%s: lab_send returned %d", what, t.rc);
+    send_expect_as(&t.job, what);
+    double gap = c.fill1_at - c.fill0_at;
+    xl_timed_check(gap, XL_AT_MOST(FILL1_MAX_MS), "when lab_send filled batch 1 beside another thread's work on "
+                   "job->stream (ms after fill(0))",
+                   "%s: lab_send called fill(1) %.0f ms after fill(0), though copy 0 was done after about 50 ms: it "
+                   "waited for the whole stream (cudaStreamSynchronize), and so for the other thread's work queued "
+                   "there after copy 0. lab.h: wait for your own copy only, on an event recorded right after it",
+                   what, gap);
 }
 
 XL_TEST(send, narrow_wait, 5, XL_TIMED,
@@ -1357,7 +1451,7 @@ XL_TEST(send, narrow_wait, 5, XL_TIMED,
     send_expect(&j, 1);
     xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS), "lab_send's time beside an unrelated kernel (ms)",
               "lab_send took %.0f ms while an unrelated 300 ms kernel ran on another stream (its own work takes "
-              "about 4 ms): wait on an event recorded after each copy, or on its stream, not on the whole device",
+              "about 4 ms): wait on an event recorded after each copy, not on the whole device",
               ms);
     xl_note("lab_send took %.1f ms beside the 300 ms kernel", ms);
     /* the caller's stream busy 120 ms: lab_send fills batch 0 meanwhile and enqueues behind that work */
@@ -1374,6 +1468,7 @@ XL_TEST(send, narrow_wait, 5, XL_TIMED,
                    "synchronize before the first fill?). lab.h: it waits for nothing but its copies; fill batch 0 "
                    "at once and enqueue behind the caller's work, on job->stream",
                    start);
+    send_beside_queued(j.stream, host, dev, 3 * bytes + 16);
     XL_CHECK(cudaFreeHost(host));
     XL_CHECK(cudaFree(dev));
 }

@@ -44,7 +44,8 @@ XL_LAB("04", "double-buffering");
                                      after every later batch's */
 #define MAX_DEPTH 8               /* lab.h: depth 1 to 8 */
 #define LONG_HOLD_MS 1200.0       /* a wait that gives up after a while (100 ms, 1 s) gives up before this */
-#define REFILL_HOLD_MS 60.0       /* pipe.early_refill: batch 0's stream held up this long after its kernel */
+#define REFILL_HOLD_MS 60.0       /* pipe.early_refill: batch 0's copy in held this long, and its stream held up
+                                     this long after its kernel */
 #define EFF_NEED 0.7              /* (T_seq - T) / (T_seq - T_ideal): 1 is the ideal, 0 no better than sequential */
 #define PIPE_BATCHES 16
 #define EFF_ROUNDS 5              /* rounds of (stages, sequential, pipe) per efficiency measurement */
@@ -59,12 +60,22 @@ XL_LAB("04", "double-buffering");
 
 /* ===== Helpers ===== */
 
-/* new_pipe - lab_pipe_create(max_items, depth), which must succeed */
+#define SYNC_RECS 256 /* the waits and orderings of one create or run that are checked (the first) */
+
+/* new_pipe - lab_pipe_create(max_items, depth), which must succeed without waiting for, or ordering itself after,
+ * the whole device or the legacy default stream (lab.h: other work shares the device; the create is recorded, not
+ * timed, so a wait on an idle legacy stream is found too) */
 static lab_pipe *new_pipe(size_t max_items, int depth)
 {
+    static xl_sync_rec syncs[SYNC_RECS];
+    xl_synclog_start(syncs, SYNC_RECS);
     lab_pipe *p = lab_pipe_create(max_items, depth);
+    int n = xl_synclog_stop();
     cr_assert(p != NULL, "lab_pipe_create(%zu items, depth %d) returned NULL (see its message above)", max_items,
               depth);
+    char what[96];
+    snprintf(what, sizeof what, "lab_pipe_create(%zu items, depth %d)", max_items, depth);
+    kit_expect_no_device_sync(syncs, n < SYNC_RECS ? n : SYNC_RECS, what);
     return p;
 }
 
@@ -270,9 +281,11 @@ static void run_poisoned(lab_pipe *p, int depth, const lab_job *j)
     guarded_run g = {p, &watched, 0};
     int created = 0, stopped = 0;
     char failure[512];
+    static xl_sync_rec syncs[SYNC_RECS];
+    xl_synclog_start(syncs, SYNC_RECS);
     xl_copylog_start(recs, RUN_MAX_COPIES);
     kit_guarded_call(call_run, &g, &created, &stopped, failure, sizeof failure);
-    int n = xl_copylog_stop();
+    int n = xl_copylog_stop(), nsyncs = xl_synclog_stop();
     char what[160];
     snprintf(what, sizeof what, "lab_pipe_run of %d batches of %zu items, depth %d", j->batches, j->items, depth);
     cr_assert(created == 0,
@@ -281,6 +294,7 @@ static void run_poisoned(lab_pipe *p, int depth, const lab_job *j)
               "destroy again before it returns",
               what, stopped ? "; then: " : "", stopped ? failure : "");
     cr_assert(stopped == 0, "%s", failure);
+    kit_expect_no_device_sync(syncs, nsyncs < SYNC_RECS ? nsyncs : SYNC_RECS, what); /* lab.h: this pipe's work only */
     if (pool)
         XL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
     xl_expect_ok(g.rc, "lab_pipe_run");
@@ -793,22 +807,55 @@ XL_TEST(pipe, buffers, 10, XL_GPU,
 /* One run of results.exact: how many batches, and whether the pipe's whole size or fewer items. */
 typedef struct {
     int batches; /* a multiple of the depth, plus this; with times -1, 1 to d - 1 (1 at depth 1); with times -2,
-                    LONG_RUN_MIN to LONG_RUN_MAX */
-    int times;   /* times the depth (-1: a short run, -2: a long run) */
-    int items;   /* 0: the pipe's max_items, 1: random below it, 2: one item, 3: 1 to 4096 */
+                    LONG_RUN_MIN to LONG_RUN_MAX; with times -3 (at one depth only), HUGE_RUN + d plus 0 to d - 1 */
+    int times;   /* times the depth (-1: a short run, -2: a long run, -3: a huge run) */
+    int items;   /* 0: the pipe's max_items, 1: random below it, 2: one item, 3: 1 to 4096, 4: 1 to 16 */
     int slow;    /* at depth 2 and more, a batch held up 25 ms: 0 none, 1 one of the last d but the last (it finishes
                     last), 2 one of batches 1 to d - 1 (its slot is used twice after it, its stream is not batch 0's),
                     3 batch 0 (it finishes last), 4 any */
-    int held;    /* 1: one copy in of the first round waits 10 ms on its stream before it reads its buffer */
+    int held;    /* 1: one copy in of the first round waits 10 ms on its stream before it reads its buffer; 2: the
+                    copy in of batch HUGE_RUN - 1 does */
 } exact_run;
 
 #define LONG_RUN_MIN 200 /* a long run's batches: far past any table of a few rounds */
 #define LONG_RUN_MAX 300
-#define EXACT_MAX_BATCHES LONG_RUN_MAX
+#define HUGE_RUN 65536      /* a huge run's batches, + d or more: past any 16-bit count, table or gathered copy back */
+#define EXACT_MAX_BATCHES (HUGE_RUN + 2 * MAX_DEPTH)
+
+/* huge_produce - lab_job.produce of the huge run: wl_produce's data (batch i is the workload's pool from
+ * (i * 2654435761) % items, each word ^ a key of i: labs/04-double-buffering/workload.cu), written inline: its
+ * worker threads' two barriers a batch would make 65 536 batches take seconds. Checked against wl_produce first. */
+static void huge_produce(uint32_t *host, size_t items, int i, void *ctx)
+{
+    wl_ctx *w = ctx;
+    uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+    uint32_t key = (uint32_t)(z ^ (z >> 29));
+    const uint32_t *src = w->pool + ((size_t)i * 2654435761u) % w->items;
+    for (size_t k = 0; k < items && k < w->items; k++)
+        host[k] = src[k] ^ key;
+}
+
+/* expect_huge_produce - huge_produce writes what wl_produce writes (the grader's own check), for a few batches */
+static void expect_huge_produce(wl_ctx *w, int batches)
+{
+    uint32_t a[16], b[16];
+    int at[3] = {0, HUGE_RUN - 1, batches - 1};
+    cr_assert(w->items <= 16, "the huge run's batches have at most 16 items");
+    for (int k = 0; k < 3; k++) {
+        memset(a, 0, sizeof a);
+        memset(b, 0, sizeof b);
+        wl_produce(a, w->items, at[k], w);
+        huge_produce(b, w->items, at[k], w);
+        cr_assert(memcmp(a, b, sizeof a) == 0, "the grader's huge_produce differs from wl_produce at batch %d: "
+                  "the grader is out of date (course staff)", at[k]);
+    }
+}
 
 XL_TEST(results, exact, 15, XL_GPU,
         "every result is exact when lab_pipe_run returns, nothing written outside them: depths 1 to 8, pipes of "
-        "random sizes given as many items or fewer, batch counts from 1 to 300, at and beside multiples of the depth, "
+        "random sizes given as many items or fewer, batch counts from 1 to 300, at and beside multiples of the depth "
+        "(at one depth of 2 to 8 also 65 536 + depth or more, batch 65 535's copy in held 10 ms), "
         "runs of fewer batches than the depth after runs that did not end on a multiple of it, one batch finishing "
         "last (the first one too; at one depth held up 1.2 s), one early batch held up while its slot is reused, one "
         "early copy in held 10 ms; runs alternate between two results arrays; produce and compute are given the "
@@ -818,28 +865,34 @@ XL_TEST(results, exact, 15, XL_GPU,
      * to run starts them at a slot other than 0 */
     static const exact_run runs[] = {{-1, 1, 1, 0, 0}, {0, -1, 1, 3, 0}, {0, 1, 0, 0, 0}, {1, 1, 2, 0, 0},
                                      {-1, 2, 0, 0, 0}, {0, 2, 1, 0, 0},  {1, 2, 0, 1, 0}, {0, -1, 0, 4, 0},
-                                     {1, 3, 1, 2, 1},  {0, -2, 3, 0, 0}};
+                                     {1, 3, 1, 2, 1},  {0, -2, 3, 0, 0}, {0, -3, 4, 0, 2}};
     const int nruns = (int)(sizeof runs / sizeof runs[0]);
     int edge = (int)kit_rand_int(1, MAX_DEPTH); /* this depth's pipe holds 1 item: the contract's least */
     /* results[0 .. batches) lie at res + 1: res[0] and the two after the last are guards, poisoned */
-    lab_result *res = pinned_results(EXACT_MAX_BATCHES + 3), want[EXACT_MAX_BATCHES];
+    lab_result *res = pinned_results(EXACT_MAX_BATCHES + 3);
+    static lab_result want[EXACT_MAX_BATCHES]; /* static: large */
     /* the runs on a pipe alternate between two results arrays: a pipe runs any number of jobs, each with its own */
     lab_result *other = pinned_results(EXACT_MAX_BATCHES + 3);
     int long_depth = (int)kit_rand_int(2, MAX_DEPTH); /* at this depth run 2's batch 0 is held up LONG_HOLD_MS */
+    int huge_depth = (int)kit_rand_int(2, MAX_DEPTH); /* the huge run's: one run of a few tiny batches a slot */
     for (int depth = 1; depth <= MAX_DEPTH; depth++) {
         size_t max_items = depth == edge ? 1 : (size_t)kit_rand_int(2, (1 << 20) + 3);
         lab_pipe *p = new_pipe(max_items, depth);
         for (int r = 0; r < nruns; r++) {
             char what[256];
             wl_ctx w;
+            if (runs[r].times == -3 && depth != huge_depth)
+                continue;
             int batches = runs[r].times == -1   ? (depth > 1 ? (int)kit_rand_int(1, depth - 1) : 1)
                           : runs[r].times == -2 ? (int)kit_rand_int(LONG_RUN_MIN, LONG_RUN_MAX)
+                          : runs[r].times == -3 ? HUGE_RUN + depth + (int)kit_rand_int(0, depth - 1)
                                                 : runs[r].times * depth + runs[r].batches;
             int slow = -1, held = -1;
             size_t items = runs[r].items == 0   ? max_items
                            : runs[r].items == 1 ? (size_t)kit_rand_int(1, (long)max_items - 1)
                            : runs[r].items == 2 ? 1
-                                                : (size_t)kit_rand_int(1, max_items < 4096 ? (long)max_items : 4096);
+                           : runs[r].items == 3 ? (size_t)kit_rand_int(1, max_items < 4096 ? (long)max_items : 4096)
+                                                : (size_t)kit_rand_int(1, max_items < 16 ? (long)max_items : 16);
             wl_create(&w, items, 0, 0, 0); /* fresh data for every run */
             lab_result *swap = res;
             res = other, other = swap; /* this run's results array, and the one of the run before */
@@ -852,17 +905,22 @@ XL_TEST(results, exact, 15, XL_GPU,
                                            : (int)kit_rand_int(0, batches - 1);
                 wl_slow_batch(&w, slow, slow_ms);
             }
+            if (runs[r].times == -3)
+                expect_huge_produce(&w, batches);
             lab_job j = wl_job(&w, batches, res + 1);
+            if (runs[r].times == -3)
+                j.produce = huge_produce;
             wl_expected_all(&w, batches, want); /* before the run: the results are read the moment it returns */
-            if (runs[r].held) /* one copy in of the first round waits on its stream before it reads its buffer */
-                held = (int)kit_rand_int(0, depth - 1);
+            if (runs[r].held) /* one copy in of the first round (or batch HUGE_RUN - 1's) waits on its stream before
+                               * it reads its buffer: a wait on it skipped there (a 16-bit count wrapped) refills it */
+                held = runs[r].held == 2 ? HUGE_RUN - 1 : (int)kit_rand_int(0, depth - 1);
             char note[112] = "";
             if (slow >= 0)
                 snprintf(note, sizeof note, " (batch %d held up %.0f ms)", slow, slow_ms);
             if (held >= 0)
                 snprintf(note + strlen(note), sizeof note - strlen(note), " (batch %d's copy in held 10 ms)", held);
             snprintf(what, sizeof what, "depth %d, a pipe of %zu items, run %d of %d on it: %d batches of %zu items%s",
-                     depth, max_items, r + 1, nruns, batches, items, note);
+                     depth, max_items, r + 1, nruns - (depth != huge_depth), batches, items, note);
             xl_poison(res, (EXACT_MAX_BATCHES + 3) * sizeof(lab_result));
             xl_poison(other, (EXACT_MAX_BATCHES + 3) * sizeof(lab_result));
             xl_copylog_hold(held, (uint64_t)(HOLD_COPY_MS * 1e6)); /* counted from this run's first copy in */
@@ -1052,70 +1110,129 @@ XL_TEST(pipe, narrow_wait, 5, XL_TIMED,
     wl_destroy(&w);
 }
 
-/* One run of pipe.early_refill: the workload, and an event recorded on batch 0's stream right after its compute
- * (its kernel and the kit's hold-up), queried when produce is called for batch depth, the first to reuse slot 0. */
+/* One run of pipe.early_refill: the workload; an event recorded on compute(0)'s stream when compute(0) is called
+ * (it completes once batch 0's copy in, held REFILL_HOLD_MS, is done), queried then and when produce(1) is called;
+ * an event recorded on batch 0's stream right after its compute (its kernel and the kit's hold-up), queried when
+ * produce is called for batch depth, the first to reuse slot 0; and one after each later batch's compute, to see
+ * which finished first. */
 typedef struct {
     wl_ctx *w;
     int depth;
-    cudaEvent_t computed0;
-    int found; /* what produce(depth) found: 1 batch 0 still computing, 0 done, -1 not called */
+    cudaEvent_t in0;       /* recorded on compute(0)'s stream before its kernel */
+    cudaEvent_t computed0; /* after batch 0's compute and hold-up (timing) */
+    cudaEvent_t done[MAX_DEPTH]; /* done[i], 1 <= i < depth: after batch i's compute (timing) */
+    int found;    /* what produce(depth) found: 1 batch 0 still computing, 0 done, -1 not called */
+    int in_at_compute; /* whether batch 0's copy in was still held when compute(0) was called (-1: not called) */
+    int in_at_produce; /* the same when produce(1) was called, depth >= 2 (-1: not called) */
 } refill_run;
 
-/* refill_produce - lab_job.produce: notes whether batch 0's compute is still under way, then wl_produce */
+/* pending - 1 when e has not completed yet, 0 when it has */
+static int pending(cudaEvent_t e)
+{
+    cudaError_t err = cudaEventQuery(e);
+    if (err != cudaErrorNotReady)
+        XL_CHECK(err);
+    return err == cudaErrorNotReady;
+}
+
+/* refill_produce - lab_job.produce: notes whether batch 0's copy in is still held (produce(1)) and whether its
+ * compute is still under way (produce(depth)), then wl_produce */
 static void refill_produce(uint32_t *host, size_t items, int i, void *ctx)
 {
     refill_run *r = ctx;
-    if (i == r->depth) {
-        cudaError_t e = cudaEventQuery(r->computed0);
-        if (e != cudaErrorNotReady)
-            XL_CHECK(e);
-        r->found = e == cudaErrorNotReady;
-    }
+    if (i == 1 && r->depth >= 2) /* before compute(0) (allowed) is before batch 0's copy in has finished too */
+        r->in_at_produce = r->in_at_compute >= 0 ? pending(r->in0) : 1;
+    if (i == r->depth)
+        r->found = pending(r->computed0);
     wl_produce(host, items, i, r->w);
 }
 
-/* refill_compute - lab_job.compute: wl_compute, and for batch 0 the event after it on the same stream */
+/* refill_compute - for batch 0 an event ahead of its kernel, whose state is noted, then wl_compute, and the events
+ * after it on the same stream (batch 0 and batches 1 to depth - 1) */
 static void refill_compute(const uint32_t *dev, size_t items, lab_result *dev_result, int i, cudaStream_t stream,
                            void *ctx)
 {
     refill_run *r = ctx;
+    if (i == 0) {
+        XL_CHECK(cudaEventRecord(r->in0, stream));
+        r->in_at_compute = pending(r->in0);
+    }
     wl_compute(dev, items, dev_result, i, stream, r->w);
     if (i == 0)
         XL_CHECK(cudaEventRecord(r->computed0, stream));
+    else if (i < r->depth)
+        XL_CHECK(cudaEventRecord(r->done[i], stream));
 }
 
 XL_TEST(pipe, early_refill, 5, XL_GPU,
-        "a host buffer is refilled as soon as its copy in has read it, while its batch still computes (depths 1, 2 "
-        "and one of 3 to 8; batch 0's stream held up 60 ms after its kernel)", 15)
+        "the stages overlap at every batch size: compute(0) is called, and at depth 2 or more produce(1) too, while "
+        "batch 0's copy in is still held 60 ms; a host buffer is refilled as soon as its copy in has read it, while "
+        "its batch still computes; batch 0 held up 60 ms holds up none of the depth - 1 batches after it (depths 1, "
+        "2, 3 and one of 4 to 8; batches of 1 to 4096 items, under 1 MiB, and up to 4 MiB)", 15)
 {
-    int depths[3] = {1, 2, (int)kit_rand_int(3, MAX_DEPTH)}; /* depth 1 too: its one buffer refills as early */
-    for (int k = 0; k < 3; k++) {
+    int depths[4] = {1, 2, 3, (int)kit_rand_int(4, MAX_DEPTH)}; /* depth 1 too: its one buffer refills as early */
+    static const long size_lo[3] = {1, 4097, 1 << 18}, size_hi[3] = {4096, (1 << 18) - 1, (1 << 20) + 3};
+    int size0 = (int)kit_rand_int(0, 2); /* each size class at some depth, whichever comes where */
+    for (int k = 0; k < 4; k++) {
         wl_ctx w;
-        refill_run r = {&w, depths[k], NULL, -1};
-        int batches = r.depth + 1;
-        wl_create(&w, (size_t)kit_rand_int(1, (1 << 20) + 3), 0, 0, 0);
+        refill_run r = {.w = &w, .depth = depths[k], .found = -1, .in_at_compute = -1, .in_at_produce = -1};
+        int batches = r.depth + 1, c = (size0 + k) % 3;
+        wl_create(&w, (size_t)kit_rand_int(size_lo[c], size_hi[c]), 0, 0, 0);
         wl_slow_batch(&w, 0, REFILL_HOLD_MS);
-        XL_CHECK(cudaEventCreateWithFlags(&r.computed0, cudaEventDisableTiming));
+        XL_CHECK(cudaEventCreateWithFlags(&r.in0, cudaEventDisableTiming));
+        XL_CHECK(cudaEventCreate(&r.computed0));
+        for (int i = 1; i < r.depth; i++)
+            XL_CHECK(cudaEventCreate(&r.done[i]));
         lab_result *res = pinned_results(batches);
         lab_pipe *p = new_pipe(w.items, r.depth);
         lab_job j = wl_job(&w, batches, res);
         j.produce = refill_produce;
         j.compute = refill_compute;
         j.ctx = &r;
+        char what[160];
+        snprintf(what, sizeof what, "depth %d, %d batches of %zu items (batch 0's copy in held %.0f ms, its stream "
+                 "held up %.0f ms after its kernel)", r.depth, batches, w.items, REFILL_HOLD_MS, REFILL_HOLD_MS);
+        xl_copylog_hold(0, (uint64_t)(REFILL_HOLD_MS * 1e6)); /* this run's first copy in: batch 0's */
         run_poisoned(p, r.depth, &j);
-        expect_results(&w, &j, NULL, 0, -1, "with batch 0 held up 60 ms");
-        cr_assert(r.found >= 0, "depth %d, %d batches: produce was never called for batch %d", r.depth, batches,
-                  r.depth);
+        xl_copylog_hold(-1, 0);
+        expect_results(&w, &j, NULL, 0, 0, what);
+        cr_assert(r.in_at_compute == 1,
+                  "%s: compute(0) was called only after batch 0's copy in had finished (%s). The host waited for "
+                  "the copy: queue it and call compute at once (the stream orders the kernel after the copy), so "
+                  "that the host goes on while the batch crosses the bus, whatever its size",
+                  what, r.in_at_compute < 0 ? "it was never called" : "the kit held that copy 60 ms");
+        if (r.depth >= 2)
+            cr_assert(r.in_at_produce == 1,
+                      "%s: produce(1) was called only after batch 0's copy in had finished (the kit held it 60 ms). "
+                      "lab.h: while batch i crosses the bus the host produces the next one into another buffer; "
+                      "do not wait for a copy before producing a batch whose buffer it does not read",
+                      what);
+        cr_assert(r.found >= 0, "%s: produce was never called for batch %d", what, r.depth);
         cr_assert(r.found == 1,
-                  "depth %d: produce for batch %d (the next to use batch 0's host buffer) was called only after batch "
+                  "%s: produce for batch %d (the next to use batch 0's host buffer) was called only after batch "
                   "0's kernel, and the 60 ms the kit held its stream up, had finished. The host waited for more than "
                   "the copy in: record the slot's \"host buffer free\" event right after the copy in, before the "
                   "kernel, so that the host refills the buffer while the GPU still computes (at every depth, 1 "
                   "included)",
-                  r.depth, r.depth);
+                  what, r.depth);
+        XL_CHECK(cudaEventSynchronize(r.computed0));
+        for (int i = 1; i < r.depth; i++) {
+            float ms = 0;
+            XL_CHECK(cudaEventSynchronize(r.done[i]));
+            XL_CHECK(cudaEventElapsedTime(&ms, r.done[i], r.computed0));
+            cr_assert(ms > 0,
+                      "%s: batch %d's compute finished %.1f ms after batch 0's (kernel and hold-up) had: it waited "
+                      "behind batch 0. lab.h: a batch held up on the GPU holds up none of the depth - 1 batches "
+                      "after it; give each of the depth slots a stream of its own (or order them by events), not "
+                      "fewer streams than slots",
+                      what, i, -ms);
+        }
         lab_pipe_destroy(p);
         XL_CHECK(cudaFreeHost(res));
+        XL_CHECK(cudaEventDestroy(r.in0));
         XL_CHECK(cudaEventDestroy(r.computed0));
+        for (int i = 1; i < r.depth; i++)
+            XL_CHECK(cudaEventDestroy(r.done[i]));
         wl_destroy(&w);
     }
 }

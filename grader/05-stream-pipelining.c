@@ -41,6 +41,8 @@ XL_LAB("05", "stream-pipelining");
 #define ITEMS ((size_t)32 << 20)        /* the speed and trace runs: 128 MiB each way */
 #define CHUNK ((size_t)2 << 20)         /* 8 MiB chunks: 16 of them */
 #define STREAMS 4
+#define CREATE_SLACK_BYTES ((size_t)1 << 20) /* device memory a pipeline may hold beyond its 2 chunks per stream */
+#define HOSTFN_NS 300000000ull  /* an unrelated host function on another stream, beside which a run is timed */
 #define CALIB_ITEMS (ITEMS / 4)         /* the trace tests set the kernel's work from a 32 MiB copy in: pinned, it runs
                                          * within 0.3% (H100) and 1.2% (H200) of the 128 MiB rate (refdata/02) */
 #define KERNEL_SHARE 0.6                /* the kernels take 0.6 of the copy in: the link is the busiest stage */
@@ -58,14 +60,31 @@ XL_LAB("05", "stream-pipelining");
 /* new_pipeline - lab_pipeline_create, which must succeed, holding exactly `streams` streams */
 static lab_pipeline *new_pipeline(size_t chunk_items, int streams)
 {
-    long held = xl_resources_now().streams;
+    static xl_sync_rec syncs[64];
+    xl_resources was = xl_resources_now();
+    long held = was.streams;
+    xl_synclog_start(syncs, 64);
     lab_pipeline *p = lab_pipeline_create(chunk_items, streams);
+    int nsyncs = xl_synclog_stop();
     cr_assert(p != NULL, "lab_pipeline_create(%zu words, %d streams) returned NULL (see its message above): lab.h "
               "takes any chunk_items >= 1 and 1 to 32 streams, and refuses only when out of memory", chunk_items,
               streams);
     long made = xl_resources_now().streams - held;
     cr_assert(made == streams, "lab_pipeline_create(%zu words, %d streams) holds %ld streams once it returns: lab.h "
               "asks for a pipeline of `streams` streams, no more and no fewer", chunk_items, streams, made);
+    char what[96];
+    snprintf(what, sizeof what, "lab_pipeline_create(%zu words, %d streams)", chunk_items, streams);
+    /* lab.h: it queues nothing on the legacy stream, and its streams wait for none of the caller's work there */
+    kit_expect_no_device_sync(syncs, nsyncs < 64 ? nsyncs : 64, what);
+    for (int i = 0; i < nsyncs && i < 64; i++)
+        cr_assert(syncs[i].kind != XL_SYNC_WAIT_EVENT, "%s made one of its streams wait for an event "
+                  "(cudaStreamWaitEvent): lab.h: its streams wait for none of the caller's earlier work (on the "
+                  "legacy stream or elsewhere); each run's copies order themselves", what);
+    /* lab.h: one chunk in and one chunk out of device memory per stream */
+    size_t grew = xl_resources_now().dev_bytes - was.dev_bytes, need = 2 * (size_t)streams * chunk_items * 4;
+    cr_assert(grew <= need + CREATE_SLACK_BYTES, "%s holds %zu bytes of device memory more once it returns: lab.h "
+              "allows one chunk in and one chunk out per stream, %zu bytes (each stream's own order keeps its chunks "
+              "in sequence: no second buffer is needed)", what, grew, need);
     return p;
 }
 
@@ -489,6 +508,28 @@ static void expect_streams_independent(const run_spec *r, const xl_sync_rec *rec
     }
 }
 
+/* expect_default_priority - every stream among the n recorded copies has the default (least) priority: a pipeline's
+ * kernels fill the GPU, so streams of a greater priority hold back other work that shares the device */
+static void expect_default_priority(const run_spec *r, const xl_copy_rec *copies, int n)
+{
+    int least = 0, greatest = 0;
+    XL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    for (int i = 0; i < n; i++) {
+        int prio = least;
+        if (!copies[i].async || copies[i].stream == 0 || (i > 0 && copies[i].stream == copies[i - 1].stream))
+            continue;
+        if (cudaStreamGetPriority(copies[i].stream, &prio) != cudaSuccess) {
+            cudaGetLastError();
+            continue; /* not a stream the runtime knows: the stream checks say so */
+        }
+        int w = stream_number(r, copies[i].stream);
+        cr_assert(prio == least, "%s: lab_pipeline_run's stream %d has priority %d, not the default %d: other work "
+                  "shares the device, and the pipeline's kernels (which fill the GPU) would be scheduled ahead of it. "
+                  "lab.h: make the streams with the default priority (cudaStreamCreateWithFlags)",
+                  r->what, w, prio, least);
+    }
+}
+
 /* run_checked - one run of r on p, fresh input, poisoned output, chunk `hold`'s kernel (-1: none) held back:
  * every word right as soon as lab_pipeline_run returns, then the issue order, the streams (as in p's earlier runs)
  * and the device buffers, nothing more held after the run than before it (an event or stream made in the run and
@@ -565,6 +606,9 @@ static void run_checked(lab_pipeline *p, run_spec *r, uint32_t *in, uint32_t *ou
                      r->what, xl_sync_name(kind), syncs[i].copies_before, ncopies);
     }
     expect_issue_order(r, steps, steps_of(copies, ncopies, rk.recs, rk.n, steps));
+    /* lab.h: non-blocking streams of the default priority (a blocking one waits for the legacy stream's work) */
+    kit_expect_nonblocking_streams(copies, ncopies < MAX_STEPS ? ncopies : MAX_STEPS, r->what);
+    expect_default_priority(r, copies, ncopies < MAX_STEPS ? ncopies : MAX_STEPS);
     /* lab.h: it waits for this pipeline's streams only, in either order */
     kit_expect_no_device_sync(syncs, nsyncs < MAX_STEPS ? nsyncs : MAX_STEPS, r->what);
     expect_streams_independent(r, syncs, nsyncs < MAX_STEPS ? nsyncs : MAX_STEPS);
@@ -1046,6 +1090,36 @@ static void run_once(void *ctx)
     xl_expect_ok(lab_pipeline_run(r->p, r->in, r->out, 1u << 20, r->order, &r->k), "lab_pipeline_run");
 }
 
+/* host_fn_hold - an unrelated host function: *started set, then HOSTFN_NS of sleep */
+static void CUDART_CB host_fn_hold(void *arg)
+{
+    __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+    struct timespec t = {(time_t)(HOSTFN_NS / 1000000000ull), (long)(HOSTFN_NS % 1000000000ull)};
+    while (nanosleep(&t, &t) != 0) {
+    }
+}
+
+/* ms_beside_host_fn - how long call(ctx) takes (ms) once an unrelated HOSTFN_NS host function has started on a
+ * non-blocking stream of the grader's; returns once that stream is done too */
+static double ms_beside_host_fn(void (*call)(void *ctx), void *ctx)
+{
+    static int started;
+    cudaStream_t other;
+    XL_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    __atomic_store_n(&started, 0, __ATOMIC_RELEASE);
+    XL_CHECK(cudaLaunchHostFunc(other, host_fn_hold, &started));
+    double give_up = xl_now_ms() + 5000.0;
+    while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE) && xl_now_ms() < give_up)
+        xl_sleep_ms(0.2);
+    cr_assert(__atomic_load_n(&started, __ATOMIC_ACQUIRE), "grader error: a host function did not start in 5 s");
+    double t0 = xl_now_ms();
+    call(ctx);
+    double ms = xl_now_ms() - t0;
+    XL_CHECK(cudaStreamSynchronize(other));
+    XL_CHECK(cudaStreamDestroy(other));
+    return ms;
+}
+
 XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
         "lab_pipeline_run waits for its own streams only, not for a 300 ms kernel on another stream", 15)
 {
@@ -1069,6 +1143,21 @@ XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
                        "wait for your own streams",
                        name, ms);
         xl_note("lab_pipeline_run %s of 4 MiB took %.1f ms beside the 300 ms kernel", name, ms);
+        /* an unrelated 300 ms host function on another stream (the runtime runs host functions one at a time):
+         * a run that learns of its end through host functions of its own waits for it */
+        xl_poison(r.out, (1u << 20) * sizeof(uint32_t));
+        snprintf(what, sizeof what, "%s, beside a 300 ms host function", name);
+        ms = ms_beside_host_fn(run_once, &r);
+        expect_out(r.in, r.out, 1u << 20, what);
+        xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS),
+                       o ? "lab_pipeline_run's time beside an unrelated host function, breadth-first (ms)"
+                         : "lab_pipeline_run's time beside an unrelated host function (ms)",
+                       "lab_pipeline_run %s took %.0f ms for 4 MiB while an unrelated 300 ms host function "
+                       "(cudaLaunchHostFunc) ran on another stream: it waited for it. The runtime runs host functions "
+                       "one at a time, so a run told of its end by host functions of its own waits behind everyone "
+                       "else's; wait for your own streams (cudaStreamSynchronize or an event of each)",
+                       name, ms);
+        xl_note("lab_pipeline_run %s of 4 MiB took %.1f ms beside the 300 ms host function", name, ms);
     }
     lab_pipeline_destroy(r.p);
 }

@@ -18,6 +18,7 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/devmem.h"
+#include "common/faults.h"
 #include "common/memacct.h"
 #include "common/pincount.h"
 #include "common/stats.h"
@@ -351,12 +352,89 @@ static void expect_one_fill(const fill_ctx *f, size_t bytes, lab_method method, 
                                          : "(c) pins the very memory fill wrote, in place: no second buffer");
 }
 
-/* pin_watched - pin(bytes, fill, ctx, out) with this thread's host allocations noted (host_block_of) */
+/* ===== what a lab call asks of CUDA, recorded: one pinning create, no copy, launch or wait =====
+ * calls_begin opens the kit's copy, wait and launch records and arms the kit's create failure (common/faults.h) so
+ * that a second create in the call fails: the one create lab.h allows (a pinned allocation for (a) and (b), a
+ * cudaHostRegister for (c) and lab_register) passes, and a second one, even one undone before the call returns (a
+ * source registered for the copy and unregistered again), is seen. calls_end closes them all and judges. */
+#define CALLS_MAX 16
+static xl_copy_rec calls_copies[CALLS_MAX];
+static xl_sync_rec calls_syncs[CALLS_MAX];
+static xl_mem_rec calls_mems[CALLS_MAX];
+
+/* calls_begin - opens the records; creates: how many creates the call may make (1: a pin or register), or -1: not
+ * counted (lab_unpin, which may run inside the kit's own create-failure rounds: their arming is left alone) */
+static void calls_begin(long creates)
+{
+    xl_copylog_start(calls_copies, CALLS_MAX);
+    xl_synclog_start(calls_syncs, CALLS_MAX);
+    xl_memlog_start(calls_mems, CALLS_MAX);
+    if (creates >= 0)
+        xl_fail_create_after(creates);
+}
+
+/* calls_end - closes the records of the call named by what (its arguments in it): it made no more creates than
+ * calls_begin allowed (that one failed then: the call's own -1 is not its fault), asked for no CUDA copy (cudaMemcpy,
+ * cudaMemcpyAsync, a batch), no kernel launch and no wait or stream ordering; creates is calls_begin's */
+static void calls_end(const char *what, long creates)
+{
+    int fired = creates >= 0 && xl_fault_fired();
+    if (creates >= 0)
+        xl_fail_create_after(-1);
+    int copies = xl_copylog_stop(), syncs = xl_synclog_stop(), mems = xl_memlog_stop();
+    xl_batch_log batches = xl_copylog_batches();
+    if (fired)
+        cudaGetLastError(); /* the grader's own failure: not the call's error to leave */
+    cr_assert(fired == 0,
+              "%s made more than %ld CUDA create%s (a pinned allocation, cudaHostRegister, a stream, an event or a "
+              "device allocation); the grader made the extra one fail. lab.h: each method makes one (a pinned "
+              "allocation for (a) and (b), one cudaHostRegister for (c)), lab_register one cudaHostRegister, "
+              "lab_unpin none: no other, not even one undone before returning (a source registered for the copy)",
+              what, creates, creates == 1 ? "" : "s");
+    cr_assert(copies == 0 && batches.calls == 0,
+              "%s asked CUDA for %d cop%s (first: %s of %zu bytes on stream %p): lab.h: no CUDA copy, launch or wait "
+              "(other work shares the device, and a copy on a stream stands behind it); (b) copies on the CPU (memcpy)",
+              what, copies + (int)batches.calls, copies + (int)batches.calls == 1 ? "y" : "ies",
+              copies ? (calls_copies[0].async ? "cudaMemcpyAsync" : "cudaMemcpy") : "cudaMemcpyBatchAsync",
+              copies ? calls_copies[0].bytes : batches.bytes, copies ? (void *)calls_copies[0].stream : NULL);
+    cr_assert(syncs == 0,
+              "%s asked for %d wait%s or stream ordering%s (first: %s): lab.h: no CUDA copy, launch or wait; other "
+              "work shares the device, and a wait (on the legacy stream 0 above all) stands behind it",
+              what, syncs, syncs == 1 ? "" : "s", syncs == 1 ? "" : "s", syncs ? xl_sync_name(calls_syncs[0].kind) : "");
+    cr_assert(mems == 0, "%s made %d kernel launch%s, prefetch%s or advice: lab.h: no CUDA copy, launch or wait", what,
+              mems, mems == 1 ? "" : "es", mems == 1 ? "" : "es");
+}
+
+/* pin_label - the name of a method's function, for messages */
+static const char *pin_label(pin_fn pin)
+{
+    return pin == lab_pin_at_alloc ? "lab_pin_at_alloc" : pin == lab_pin_by_copy ? "lab_pin_by_copy" : "lab_pin_in_place";
+}
+
+/* pin_watched - pin(bytes, fill, ctx, out) with this thread's host allocations noted (host_block_of) and what it
+ * asked of CUDA recorded (calls_end: one create, no copy, launch or wait) */
 static int pin_watched(pin_fn pin, size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out)
 {
+    char what[96];
     host_watch_begin(0, 0);
+    calls_begin(1);
     int rc = pin(bytes, fill, ctx, out);
     host_watch_end();
+    snprintf(what, sizeof what, "%s on %zu bytes", pin_label(pin), bytes);
+    calls_end(what, 1);
+    return rc;
+}
+
+/* register_watched - lab_register(data, bytes, out) with what it asked of CUDA recorded (calls_end: at most one
+ * create, its cudaHostRegister; no copy, launch or wait), refused or not */
+static int register_watched(void *data, size_t bytes, lab_pinned *out)
+{
+    char what[96];
+    calls_begin(1);
+    int rc = lab_register(data, bytes, out);
+    snprintf(what, sizeof what, "lab_register on %zu bytes at page offset %zu", bytes,
+             (size_t)((uintptr_t)data % page_bytes()));
+    calls_end(what, 1);
     return rc;
 }
 
@@ -531,6 +609,35 @@ XL_TEST(cost, breakeven, 10, XL_CPU,
                  saved, c.pin_ms, saved, c.pin_ms / saved);
         expect_breakeven(&c, why);
     }
+    /* Near boundaries, random: times of a transfer that binary floating point does not hold exactly (the saving a
+     * small part of each), and pin_ms a billionth above k savings (k + 1) and a billionth below (k). Every formula in
+     * doubles is within about 1e-15 of the saving, so it answers both; one that keeps a time in a float (about 6e-8
+     * off) is off by far more than a billionth of the saving and misses one of the two */
+    for (int i = 0; i < 8; i++) {
+        breakeven_case c;
+        double saved;
+        do {
+            c.bytes = (size_t)kit_rand_int(1000, 1L << kit_rand_int(10, 36));
+            c.pinned = kit_rand_int(100, 100000) / 100.0;                       /* 1 to 1000 GB/s */
+            c.pageable = c.pinned * (double)kit_rand_int(900, 999) / 1000.0;   /* 90% to 99.9% of it */
+            saved = c.bytes * 1e-6 / c.pageable - c.bytes * 1e-6 / c.pinned;
+        } while ((double)(float)(c.bytes * 1e-6 / c.pageable) == c.bytes * 1e-6 / c.pageable &&
+                 (double)(float)(c.bytes * 1e-6 / c.pinned) == c.bytes * 1e-6 / c.pinned);
+        long k = kit_rand_int(1, 100000);
+        for (int j = 0; j < 2; j++) {
+            char why[320];
+            c.pin_ms = saved * (double)k * (j ? 1 - 1e-9 : 1 + 1e-9);
+            c.want = j ? k : k + 1;
+            cr_assert(ceil(c.pin_ms / saved) == (double)c.want, "the grader's own near-boundary case is off; run it "
+                      "again");
+            snprintf(why, sizeof why, "each transfer saves %.17g ms (%.17g ms pageable less %.17g ms pinned, in "
+                     "doubles), and pin_ms is a billionth %s %ld savings: %s", saved, c.bytes * 1e-6 / c.pageable,
+                     c.bytes * 1e-6 / c.pinned, j ? "below" : "above", k,
+                     j ? "that many are enough" : "one more is needed (keep the times in doubles: a float is off by "
+                                                  "far more than that)");
+            expect_breakeven(&c, why);
+        }
+    }
     /* Exact boundaries, random: pin_ms an exact multiple k of a saving that every formula computes exactly, then the
      * next double above it (k transfers fall short by a hair: k + 1) and below it (k). k up to 4096 in most cases,
      * where a slack of 1e-12 transfers is larger than one unit in the last place; up to 2^40 in the others */
@@ -584,10 +691,14 @@ static void unpin(lab_pinned *b)
 {
     lab_method method = b ? b->method : (lab_method)0;
     size_t bytes = b ? b->bytes : 0;
+    char what[96];
     freed_pinned = NULL;
     watching_frees = 1;
+    calls_begin(-1);
     lab_unpin(b);
     watching_frees = 0;
+    snprintf(what, sizeof what, "lab_unpin of a %s buffer of %zu bytes", method_name(method), bytes);
+    calls_end(what, -1);
     cr_assert(freed_pinned == NULL,
               "lab_unpin of a %s buffer of %zu bytes called free(%p) while that memory was still page-locked: for "
               "that moment the driver holds pages that malloc may give out again. lab.h: unregister it first "
@@ -845,8 +956,8 @@ static void register_one(unsigned char *data, size_t bytes, uint64_t seed, const
     xl_poison(data + bytes, post);
     kit_held before = kit_held_now();
     snprintf(what, sizeof what, "lab_register at page offset %zu", (size_t)((uintptr_t)data % page_bytes()));
-    cr_assert(lab_register(data, bytes, &b) == 0, "%s on %zu bytes returned an error (see its message above)", what,
-              bytes);
+    cr_assert(register_watched(data, bytes, &b) == 0, "%s on %zu bytes returned an error (see its message above)",
+              what, bytes);
     xl_pinned now = xl_pinned_now();
     cr_assert(now.registrations - before.pinned.registrations == 1 &&
                   now.allocations == before.pinned.allocations,
@@ -1300,8 +1411,8 @@ static void expect_ranges_share_page(void)
                      "registered (CUDA counts registrations by byte range: register exactly [data, data + bytes), "
                      "not whole pages or cache lines, not a byte more)", at[k][1], at[k][1] + len[k][1], at[k][0],
                      at[k][0] + len[k][0], how[k]);
-            xl_expect_ok(lab_register(pg + at[k][0], len[k][0], &first), "lab_register");
-            xl_expect_ok(lab_register(pg + at[k][1], len[k][1], &second), what);
+            xl_expect_ok(register_watched(pg + at[k][0], len[k][0], &first), "lab_register");
+            xl_expect_ok(register_watched(pg + at[k][1], len[k][1], &second), what);
             unpin(order ? &first : &second);
             cr_assert(kit_is_pinned(pg + at[k][order ? 1 : 0]),
                       "unpinning one of two registered ranges that share no byte ([%zu, %zu) and [%zu, %zu)) undid "
@@ -1309,6 +1420,95 @@ static void expect_ranges_share_page(void)
             unpin(order ? &second : &first);
         }
     free(pg);
+}
+
+/* expect_same_start_refused - a range registered at a random offset, then a range that starts at the same byte
+ * (as long, or shorter) refused: -1, *out zeroed, no CUDA error, and the first registration intact (the refusal must
+ * not undo it: cudaHostUnregister(data) after a failed register unregisters the range already there); then the first
+ * unpinned as usual */
+static void expect_same_start_refused(void)
+{
+    size_t page = page_bytes();
+    unsigned char *mem = aligned_alloc(page, 3 * page);
+    cr_assert(mem != NULL, "the grader could not allocate three pages");
+    size_t off = (size_t)kit_rand_int(0, (long)page - 1), len = (size_t)kit_rand_int(2, (long)page);
+    size_t lens[2] = {len, (size_t)kit_rand_int(1, (long)len - 1)};
+    static const char *how[2] = {"the very same range", "a shorter range from the same first byte"};
+    unsigned char *data = mem + page + off;
+    for (int k = 0; k < 2; k++) {
+        lab_pinned first, again;
+        char call[224];
+        xl_expect_ok(register_watched(data, len, &first), "lab_register");
+        xl_pinned held = xl_pinned_now();
+        snprintf(call, sizeof call, "lab_register(data, %zu bytes) with [data, data + %zu) registered (%s, page "
+                 "offset %zu)", lens[k], len, how[k], off);
+        memset(&again, 0x5A, sizeof again);
+        EXPECT_REFUSED(register_watched(data, lens[k], &again), call,
+                       "registering bytes that are already pinned must return -1 (cudaErrorHostMemoryAlreadyRegistered)");
+        expect_zeroed(&again, call);
+        cr_assert(cudaGetLastError() == cudaSuccess, "%s left a CUDA error pending", call);
+        xl_pinned now = xl_pinned_now();
+        cr_assert(now.registrations == held.registrations && kit_is_pinned(data) && kit_is_pinned(data + len - 1),
+                  "%s returned -1 but undid the registration already there (%ld registrations held, %ld before; data "
+                  "page-locked: %d): a refusal leaves every earlier registration as it was (lab.h). Do not "
+                  "cudaHostUnregister(data) after a failed cudaHostRegister: that range is the caller's earlier one",
+                  call, now.registrations, held.registrations, kit_is_pinned(data));
+        unpin(&first);
+        cr_assert(0 == kit_is_pinned(data), "lab_unpin after %s left the memory pinned", call);
+    }
+    free(mem);
+}
+
+/* expect_many_ranges - 17 to 80 disjoint ranges of one buffer registered at once (lab.h sets no limit: a fixed table
+ * of 16 is refused here), random lengths and gaps (0 too: touching), each pinned, the counts exact; then unpinned
+ * in a random order, each unpin leaving the rest pinned */
+#define MANY_MAX 80
+static void expect_many_ranges(void)
+{
+    size_t page = page_bytes();
+    int n = (int)kit_rand_int(17, MANY_MAX);
+    size_t at[MANY_MAX], len[MANY_MAX], end = 0, sum = 0;
+    int order[MANY_MAX];
+    for (int i = 0; i < n; i++) {
+        at[i] = end + (size_t)kit_rand_int(0, 3) * (size_t)kit_rand_int(0, 200);
+        len[i] = (size_t)kit_rand_int(1, kit_rand_int(0, 1) ? 300 : 3 * (long)page);
+        end = at[i] + len[i];
+        sum += len[i];
+        order[i] = i;
+    }
+    unsigned char *mem = aligned_alloc(page, (end + page - 1) / page * page);
+    cr_assert(mem != NULL, "the grader could not allocate %zu bytes", end);
+    lab_pinned b[MANY_MAX];
+    xl_pinned p0 = xl_pinned_now();
+    for (int i = 0; i < n; i++) {
+        char what[160];
+        snprintf(what, sizeof what, "lab_register of range %d of %d held at once ([%zu, %zu) of one buffer, the "
+                 "ranges before it still registered: lab.h sets no limit)", i + 1, n, at[i], at[i] + len[i]);
+        xl_expect_ok(register_watched(mem + at[i], len[i], &b[i]), what);
+    }
+    xl_pinned p1 = xl_pinned_now();
+    cr_assert(p1.registrations - p0.registrations == n && p1.reg_bytes - p0.reg_bytes == sum,
+              "%d lab_register calls on disjoint ranges of %zu bytes in all made %ld registrations of %zu bytes", n,
+              sum, p1.registrations - p0.registrations, p1.reg_bytes - p0.reg_bytes);
+    for (int i = n - 1; i > 0; i--) { /* a random order of unpinning */
+        int j = (int)kit_rand_int(0, i), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int k = 0; k < n; k++) {
+        unpin(&b[order[k]]);
+        cr_assert(0 == kit_is_pinned(mem + at[order[k]]), "lab_unpin of range %d of %d ([%zu, %zu)) left it pinned",
+                  order[k] + 1, n, at[order[k]], at[order[k]] + len[order[k]]);
+        for (int r = k + 1; r < n; r++)
+            cr_assert(kit_is_pinned(mem + at[order[r]]) && kit_is_pinned(mem + at[order[r]] + len[order[r]] - 1),
+                      "lab_unpin of range %d of %d ([%zu, %zu)) undid the registration of range %d ([%zu, %zu)), "
+                      "which shares no byte with it", order[k] + 1, n, at[order[k]], at[order[k]] + len[order[k]],
+                      order[r] + 1, at[order[r]], at[order[r]] + len[order[r]]);
+    }
+    xl_pinned p2 = xl_pinned_now();
+    cr_assert(p2.registrations == p0.registrations, "after lab_unpin of all %d ranges, %ld registrations are held", n,
+              p2.registrations - p0.registrations);
+    free(mem);
 }
 
 /* fill_nothing - lab_fill_fn for calls that must be refused: counts the call in ctx (a fill_ctx), writes nothing */
@@ -1396,9 +1596,9 @@ XL_TEST(bad, input, 10, XL_GPU,
     EXPECT_REFUSED(lab_register(mem + 4096, 100, NULL), "lab_register(data, 100 bytes, NULL)", "it must return -1");
     cr_assert(0 == kit_is_pinned(mem + 4096), "a refused lab_register left the caller's memory pinned");
     lab_pinned first, second;
-    xl_expect_ok(lab_register(mem + 4096, 100, &first), "lab_register");
+    xl_expect_ok(register_watched(mem + 4096, 100, &first), "lab_register");
     memset(&second, 0x5A, sizeof second);
-    EXPECT_REFUSED(lab_register(mem + 4096 + 10, 50, &second),
+    EXPECT_REFUSED(register_watched(mem + 4096 + 10, 50, &second),
                    "lab_register(data + 10, 50 bytes) with [data, data + 100) registered",
                    "registering bytes that are already pinned must return -1 (CUDA says "
                    "cudaErrorHostMemoryAlreadyRegistered: check what cudaHostRegister returns)");
@@ -1406,7 +1606,9 @@ XL_TEST(bad, input, 10, XL_GPU,
     cr_assert(cudaGetLastError() == cudaSuccess, "the refused registration left a CUDA error pending");
     cr_assert(kit_is_pinned(mem + 4096), "the refused second registration undid the first");
     unpin(&first);
+    expect_same_start_refused();
     expect_ranges_share_page();
+    expect_many_ranges();
     /* memory the GPU could not copy into, a read-only mapping, at a random offset: -1 (never registered read-only) */
     size_t page = page_bytes(), ro_off = (size_t)kit_rand_int(0, (long)page - 1);
     size_t ro_n = (size_t)kit_rand_int(1, 64 << 10), ro_len = (ro_off + ro_n + page - 1) / page * page;

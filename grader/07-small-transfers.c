@@ -4,7 +4,9 @@
  * thousands of pieces, one piece of several MiB among small ones, pieces that fill the packer exactly, totals at and
  * beside multiples of LAB_TRIP_BYTES, empty pieces with and without pointers, host pieces pinned or pageable. Each
  * piece lies at its own place in a host and a device arena, in a different order on each side, with poisoned guard
- * bytes around it, and every arena is compared whole, so a byte written outside a piece is found. Each call runs on a
+ * bytes around it (but for runs of pieces back to back, cut apart on each side, and pairs that read the same bytes),
+ * and every arena is compared whole, so a byte written outside a piece is found. A packed call's host allocations on
+ * the calling thread are counted (it makes none). Each call runs on a
  * stream where the kit first queued milliseconds of work and then a memset (or a copy) of the destinations, so work put
  * on any other stream, the legacy one included, gives wrong bytes; the packed path runs on the legacy stream too, and
  * both paths on the per-thread default stream (cudaStreamPerThread). Every call's copies are recorded
@@ -20,6 +22,8 @@
  * result's bytes checked.
  */
 #define _GNU_SOURCE /* sched_getaffinity, sched_setaffinity, CPU_SET */
+#include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <malloc.h>
 #include <math.h>
@@ -94,6 +98,96 @@ XL_LAB("07", "small-transfers");
 #define PACK_KIT_NEED 70
 #define BATCH_LOOP_NEED 1
 #define BATCH_KIT_NEED 80
+
+/* ===== Host allocations, watched (the same as grader/06-pinning.c's, counting only) =====
+ * This grader's malloc family replaces the C library's (each hands the call to glibc's own __libc_*). While the
+ * test's own thread runs a lab call under host_watch_begin, the blocks of at least HOST_WATCH_MIN bytes allocated in
+ * that thread are counted, with the largest: lab.h's packed calls allocate nothing (lab_packer_create makes what
+ * they need). Other threads (the CUDA runtime's, the packer's team) are never watched, nor blocks under
+ * HOST_WATCH_MIN (a runtime's own small bookkeeping). */
+#define HOST_WATCH_MIN 256
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void *__libc_valloc(size_t n);
+extern void *__libc_pvalloc(size_t n);
+static _Thread_local int host_watching; /* this thread's allocations are watched */
+static long host_count;                 /* blocks of HOST_WATCH_MIN bytes or more allocated under watch */
+static size_t host_largest;             /* the largest of them, bytes asked */
+
+/* host_note - p, n bytes asked, allocated: counted when watched and large enough */
+static void *host_note(void *p, size_t n)
+{
+    if (p && host_watching && n >= HOST_WATCH_MIN) {
+        host_count++;
+        if (n > host_largest)
+            host_largest = n;
+    }
+    return p;
+}
+
+void *malloc(size_t n)
+{
+    return host_note(__libc_malloc(n), n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return host_note(__libc_calloc(n, size), n * size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    return host_note(__libc_realloc(p, n), n);
+}
+
+void *memalign(size_t align, size_t n)
+{
+    return host_note(__libc_memalign(align, n), n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    return memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (align == 0 || align % sizeof(void *) != 0 || (align & (align - 1)) != 0)
+        return EINVAL;
+    void *p = __libc_memalign(align, n);
+    if (!p)
+        return ENOMEM;
+    *out = host_note(p, n);
+    return 0;
+}
+
+void *valloc(size_t n)
+{
+    return host_note(__libc_valloc(n), n);
+}
+
+void *pvalloc(size_t n)
+{
+    return host_note(__libc_pvalloc(n), n);
+}
+
+/* host_watch_begin - counts this thread's host allocations from now (none yet); host_watch_end stops */
+static void host_watch_begin(void)
+{
+    host_count = 0;
+    host_largest = 0;
+    host_watching = 1;
+}
+static void host_watch_end(void)
+{
+    host_watching = 0;
+}
 
 /* cmp_size - qsort's order of size_t */
 static int cmp_size(const void *a, const void *b)
@@ -196,22 +290,35 @@ static void shuffle(int *order, int n)
 
 /* place_side - lays the pieces out on one side, in a random order, from byte `from` of the arena at base: each
  * after 1 to 16 guard bytes, then moved up to the address % ALIGN_MOD asked for (at random where none is; an empty
- * piece points at a guard byte); returns the end, the tail guard included */
+ * piece points at a guard byte); returns the end, the tail guard included. About one run in eight of pieces
+ * consecutive in the list (2 to 6 of them, cut afresh on each side) lies back to back, in list order, each piece
+ * (with no alignment asked) starting where the one before ends: a flat buffer cut into tensors, on this side only,
+ * which tells nothing of where the same pieces lie on the other side. */
 static size_t place_side(const plist *l, const unsigned char *base, size_t from, size_t *off, const int *al)
 {
-    int *order = malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof *order);
-    cr_assert(order != NULL, "out of memory");
-    shuffle(order, l->n);
-    size_t at = from + (size_t)kit_rand_int(1, 16);
-    for (int k = 0; k < l->n; k++) {
-        int i = order[k];
-        size_t a = (size_t)(al[i] >= 0 ? al[i] : kit_rand_int(0, ALIGN_MOD - 1));
-        at += (size_t)kit_rand_int(1, 16);
-        at += (a + ALIGN_MOD - (uintptr_t)(base + at) % ALIGN_MOD) % ALIGN_MOD;
-        off[i] = at;
-        at += l->pieces[i].bytes;
+    int k = l->n > 0 ? l->n : 1, runs = 0;
+    int *order = malloc((size_t)k * sizeof *order), *run0 = malloc((size_t)k * sizeof *run0);
+    int *rlen = malloc((size_t)k * sizeof *rlen);
+    cr_assert(order && run0 && rlen, "out of memory");
+    for (int i = 0; i < l->n; runs++) { /* the list cut into runs of consecutive pieces */
+        int len = kit_rand_int(0, 7) ? 1 : (int)kit_rand_int(2, 6);
+        run0[runs] = i, rlen[runs] = len < l->n - i ? len : l->n - i;
+        i += rlen[runs];
     }
-    free(order);
+    shuffle(order, runs); /* the runs in a random order */
+    size_t at = from + (size_t)kit_rand_int(1, 16);
+    for (int r = 0; r < runs; r++)
+        for (int j = 0; j < rlen[order[r]]; j++) {
+            int i = run0[order[r]] + j;
+            if (j == 0 || al[i] >= 0) {
+                size_t a = (size_t)(al[i] >= 0 ? al[i] : kit_rand_int(0, ALIGN_MOD - 1));
+                at += (size_t)kit_rand_int(1, 16);
+                at += (a + ALIGN_MOD - (uintptr_t)(base + at) % ALIGN_MOD) % ALIGN_MOD;
+            }
+            off[i] = at;
+            at += l->pieces[i].bytes;
+        }
+    free(order), free(run0), free(rlen);
     at += GUARD_TAIL;
     cr_assert(at <= (l->arena_bytes ? l->arena_bytes : ARENA_BYTES),
               "grader error: a list of %d pieces needs %zu bytes of arena", l->n, at);
@@ -231,8 +338,30 @@ static void place(plist *l, unsigned char *host, size_t host_from, unsigned char
     }
 }
 
+/* share_sources - once l is placed: in most pairs of pieces 2k and 2k + 1, the smaller moved inside the larger (at
+ * the same place where they are as large) on the side a call reads (dev: the device side, for a fetch; else the
+ * host side, for a send); the side it writes stays apart */
+static void share_sources(plist *l, int dev)
+{
+    size_t *off = dev ? l->dev_off : l->host_off;
+    for (int i = 1; i < l->n; i += 2) {
+        lab_piece *a = &l->pieces[i - 1], *b = &l->pieces[i];
+        if (!a->bytes || !b->bytes || kit_rand_int(0, 3) == 0)
+            continue;
+        int big = a->bytes >= b->bytes ? i - 1 : i, small = big == i ? i - 1 : i;
+        size_t room = l->pieces[big].bytes - l->pieces[small].bytes;
+        unsigned char *base = (unsigned char *)(dev ? l->pieces[big].dev : l->pieces[big].host) - off[big];
+        off[small] = off[big] + (kit_rand_int(0, 1) ? 0 : (size_t)kit_rand_int(0, (long)room));
+        if (dev)
+            l->pieces[small].dev = base + off[small];
+        else
+            l->pieces[small].host = base + off[small];
+    }
+}
+
 /* The lists every exactness test runs. */
-enum { L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_FILL, L_TRIPS, L_ZEROS, L_LINES, L_TINY, L_MEDIUM, L_KINDS };
+enum { L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_FILL, L_TRIPS, L_ZEROS, L_LINES, L_TINY, L_SHARED, L_MEDIUM,
+       L_KINDS };
 #define LINES_PIECES 4096  /* L_LINES: pieces of 62 bytes, each 1 byte into a cache line of the GPU's */
 #define TINY_PIECES_MIN 30000 /* L_TINY: 30000 to 40000 pieces, all but the last of 1 byte, each at the last byte */
 #define TINY_PIECES 40000     /* of a cache line of the GPU's */
@@ -380,6 +509,18 @@ static void shape(plist *l, int kind)
                  n - 1, ALIGN_MOD, tail, ALIGN_MOD, al);
         break;
     }
+    case L_SHARED: /* pairs read from shared bytes: share_sources moves them once placed */
+        n = (int)kit_rand_int(10, 200);
+        list_init(l, n);
+        for (int i = 0; i < n; i++)
+            l->pieces[i].bytes = i % 2 && kit_rand_int(0, 1) ? l->pieces[i - 1].bytes
+                                                              : (size_t)kit_rand_int(1, 1L << kit_rand_int(0, 16));
+        list_sum(l);
+        l->max_bytes = l->total + (size_t)kit_rand_int(0, 65536), l->max_pieces = n + (int)kit_rand_int(0, 64);
+        snprintf(l->what, sizeof l->what, "%d pieces of 1 byte to 64 KiB, most pairs of them (pieces 2k and 2k + 1) "
+                 "read from the same bytes, the smaller inside the larger or both the same (lab.h: pieces may share "
+                 "the bytes a call reads)", n);
+        break;
     default: /* L_MEDIUM: sizes spread over 1 byte to 64 KiB, as many small ones as large */
         n = (int)kit_rand_int(10, 200);
         list_init(l, n);
@@ -982,6 +1123,8 @@ static void run_lists(int which)
         int pick = (kind + quarter) % 4;
         cudaStream_t st = pick == 0 ? (kit_rand_int(0, 1) ? cudaStreamLegacy : 0) : pick == 1 ? cudaStreamPerThread : s;
         place(&l, a.host[l.pinned], 0, a.dev, 0);
+        if (kind == L_SHARED)
+            share_sources(&l, which == FETCH_PACKED);
         lab_packer *p;
         if ((kind == L_ALIGN || kind == L_MEDIUM || kind == L_LARGE || kind == L_MANY) && kit_rand_int(0, 1)) {
             p = shared;
@@ -1104,6 +1247,11 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
         {5, 10, INFINITY, INFINITY, "an infinite packing rate is at least the link's: INFINITY"},
         {5, INFINITY, INFINITY, INFINITY, "both rates infinite: pack >= link, INFINITY"},
         {INFINITY, 4, 2, INFINITY, "an infinite latency: the loop never ends, so packing always pays (INFINITY)"},
+        {1e-20, 2, 1, 2e-17, "a latency of 1e-20 us is tiny but positive (lab.h: -1 only for NaN or not positive): "
+                             "2e-17 bytes"},
+        {1e-300, 4, 2, 4e-297, "a latency of 1e-300 us is tiny but positive: 4e-297 bytes"},
+        {DBL_MIN, 2, 1, 2000 * DBL_MIN, "the smallest normal latency (DBL_MIN us) is positive: 2000 x DBL_MIN bytes"},
+        {1e-300, 1, 2, INFINITY, "a latency of 1e-300 us is positive, and pack >= link: INFINITY"},
         {NAN, 4, 2, -1, never},
         {3, NAN, 2, -1, never},
         {3, 4, NAN, -1, never},
@@ -1174,6 +1322,19 @@ XL_TEST(rule, pays_below, 10, XL_CPU,
         snprintf(why, sizeof why, "drawn at random with pack just under link (link - pack = %.3g GB/s, a relative "
                  "%.3g): compute link - pack (exact there), not 1 / pack - 1 / link, which cancels and is off by "
                  "far more than 1e-9", (double)d, (double)(d / c.link_gbps));
+        c.why = why;
+        expect_pays(&c);
+    }
+    /* random cases with a tiny positive latency, 1e-300 to 1e-15 us: a number, and positive, so an answer */
+    for (int i = 0; i < 4; i++) {
+        char why[200];
+        pays_case c;
+        c.latency_us = kit_rand_int(1000, 9999) / 1000.0 * pow(10, -kit_rand_int(15, 300));
+        c.link_gbps = kit_rand_int(100, 100000) / 1000.0;
+        c.pack_gbps = c.link_gbps * (double)kit_rand_int(1, 999) / 1000.0;
+        c.want = 1000 * c.latency_us * c.pack_gbps * (c.link_gbps / (c.link_gbps - c.pack_gbps));
+        snprintf(why, sizeof why, "drawn at random with a tiny latency (%.3g us): it is positive, so the answer is a "
+                 "size, %.6g bytes, not -1", c.latency_us, c.want);
         c.why = why;
         expect_pays(&c);
     }
@@ -1525,6 +1686,61 @@ static int packed_trip_attempt(void *ctx)
     return rs == 0 && rf == 0 ? 0 : -1;
 }
 
+#define ALLOC_ROUNDS 4 /* expect_calls_allocate_nothing: watched round trips */
+
+/* expect_calls_allocate_nothing - on a packer of its own, 1024 to 4096 pieces of 1 to 512 bytes sent and fetched
+ * twice (every lazy setup done), then ALLOC_ROUNDS times each with the calling thread's host allocations counted:
+ * fails when every one of those calls allocated a block of HOST_WATCH_MIN bytes or more (lab.h: lab_packer_create
+ * allocates everything, never a call; a table sized by the call's n, malloc'd in the call, is found: 8 KiB or more
+ * here). Every call's result is checked too. */
+static void expect_calls_allocate_nothing(arenas *a, cudaStream_t s)
+{
+    plist l;
+    int n = (int)kit_rand_int(1024, 4096), allocating = 0;
+    size_t largest = 0;
+    list_init(&l, n);
+    for (int i = 0; i < n; i++)
+        l.pieces[i].bytes = (size_t)kit_rand_int(1, 512);
+    list_sum(&l);
+    l.pinned = (int)kit_rand_int(0, 1);
+    l.max_bytes = l.total + (size_t)kit_rand_int(0, 4096), l.max_pieces = n + (int)kit_rand_int(0, 64);
+    place(&l, a->host[l.pinned], 0, a->dev, 0);
+    unsigned char *host = a->host[l.pinned];
+    lab_packer *p = new_packer(l.max_bytes, l.max_pieces);
+    for (int r = 0; r < 2 + ALLOC_ROUNDS; r++) {
+        int watched = r >= 2, rc[2];
+        xl_fill_random(host + l.host_from, l.host_end - l.host_from, xl_fresh_seed());
+        want_dev(a->want, &l, host);
+        for (int k = 0; k < 2; k++) {
+            if (watched)
+                host_watch_begin();
+            rc[k] = k ? lab_fetch_packed(p, l.pieces, n, s) : lab_send_packed(p, l.pieces, n, s);
+            if (watched) {
+                host_watch_end();
+                allocating += host_count > 0;
+                if (host_largest > largest)
+                    largest = host_largest;
+            }
+            if (k == 0)
+                xl_poison(host + l.host_from, l.host_end - l.host_from);
+        }
+        cr_assert(rc[0] == 0 && rc[1] == 0, "lab_send_packed and lab_fetch_packed of %d pieces of 1 to 512 bytes (%zu "
+                  "in all) returned %d and %d (see the message above)", n, l.total, rc[0], rc[1]);
+        want_host(a->image, &l, a->want); /* the fetch brings back what the send took */
+        expect_image(host, a->image, &l, 0, "a send and then a fetch of the same pieces, as the fetch returned",
+                     fetch_hints);
+    }
+    XL_CHECK(cudaStreamSynchronize(s));
+    cr_assert(allocating < 2 * ALLOC_ROUNDS,
+              "lab_send_packed and lab_fetch_packed of %d pieces (%zu bytes in all), called %d times each: every "
+              "call allocated host memory on the calling thread (malloc, calloc, new; the largest block %zu bytes: "
+              "an array sized by the call's n?). lab.h: lab_packer_create allocates everything, never a call: size "
+              "what a call needs by max_pieces and max_bytes there, and reuse it",
+              n, l.total, ALLOC_ROUNDS, largest);
+    lab_packer_destroy(p);
+    list_free(&l);
+}
+
 XL_TEST(packed, arguments, 15, XL_GPU,
         "create: NULL for 0 bytes, < 1 piece, sizes past memory (no wrap) or a failed allocation, holding nothing; "
         "send, fetch: -1 before any work for each bad argument (NULL, n < 0 or > max_pieces, a NULL end, bytes > "
@@ -1595,6 +1811,7 @@ XL_TEST(packed, arguments, 15, XL_GPU,
                             "it (what it needs from call to call, lab_packer_create makes)");
     list_free(&full);
     lab_packer_destroy(p);
+    expect_calls_allocate_nothing(&a, s);
     XL_CHECK(cudaStreamDestroy(s));
     arenas_free(&a);
 }
@@ -2219,7 +2436,7 @@ XL_TEST(batch, exact, 15, XL_GPU,
     cr_skip_test("cudaMemcpyBatchAsync needs CUDA 12.8 or later; this grader was built with CUDA %d.%d",
                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
 #else
-    static const int kinds[] = {L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_ZEROS, L_MEDIUM, L_TINY};
+    static const int kinds[] = {L_EMPTY, L_ONE_BYTE, L_ALIGN, L_MANY, L_LARGE, L_ZEROS, L_MEDIUM, L_TINY, L_SHARED};
     arenas a;
     arenas_alloc(&a);
     cudaStream_t s = kit_stream();
@@ -2232,6 +2449,8 @@ XL_TEST(batch, exact, 15, XL_GPU,
             shape(&l, kinds[k]);
             l.pinned = (int)(k + (size_t)dir + (size_t)flip) & 1;
             place(&l, a.host[l.pinned], 0, a.dev, 0);
+            if (kinds[k] == L_SHARED)
+                share_sources(&l, dir == 1);
             describe(&l, 0, st);
             if (dir == 0)
                 batch_send_case(&a, &l, st);

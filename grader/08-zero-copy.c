@@ -754,6 +754,23 @@ static void expect_refused(int fn, const lab_job *j, uint32_t *dev, int reps, in
               "handle a failed call, clear its error", what, cudaGetErrorName(left));
 }
 
+/* expect_nothing_done - fn runs j (dev, reps, prefetch) on s, a job lab.h allows that has nothing to do (count 0 or
+ * reps 0, every argument valid): 0, no copy, prefetch, advice or launch, no CUDA error left, nothing held; why names
+ * what makes it so */
+static void expect_nothing_done(int fn, const lab_job *j, uint32_t *dev, int reps, int prefetch, cudaStream_t s,
+                                const char *why)
+{
+    static call_seen cs;
+    char what[600];
+    snprintf(what, sizeof what, "%s with %s", fn_names[fn], why);
+    watch(fn, j, dev, reps, prefetch, s, &cs, what);
+    cr_assert(cs.rc == 0, "%s returned %d: lab.h: pat.count 0 returns 0 and does nothing, and src's kind is checked "
+              "only where pat.count > 0 (every other argument is valid)", what, cs.rc);
+    cr_assert(cs.ncopies == 0 && cs.batches.calls == 0 && cs.nmem == 0, "%s made %d copies and %d prefetches, advice "
+              "calls or launches: lab.h: nothing to do, nothing done", what, cs.ncopies + cs.batches.calls, cs.nmem);
+    expect_no_error_left(what, fn_names[fn]);
+}
+
 /* valid_job - a small valid job on src (100000 elements readable there) into b->out: run >= 2, count >= 2 */
 static lab_job valid_job(bufs *b, const uint32_t *src)
 {
@@ -1722,6 +1739,37 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
     j = v, j.pat.count = 0;
     expect_refused(F_MAPPED, &j, NULL, -1, 0, s, "reps -1 and count 0 (lab.h refuses reps < 0 whatever the count)");
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_mapped calls, out");
+    /* count 0 with src a real pointer to memory of another kind: lab.h checks src's kind only where count > 0 */
+    const struct {
+        const uint32_t *p;
+        const char *kind;
+    } others[] = {{b.pageable, "malloc'd memory"}, {b.src, "device memory"}, {b.raw, "managed memory"}};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        int r0 = (int)kit_rand_int(0, 9);
+        j = v, j.src = others[i].p + rndz(0, OFFSET_MAX), j.pat.count = 0;
+        snprintf(why, sizeof why, "count 0 and src in %s, reps %d (out valid)", others[i].kind, r0);
+        expect_nothing_done(F_MAPPED, &j, NULL, r0, 0, s, why);
+        expect_nothing_done(F_COPIED, &j, b.copy_dev, r0, 0, s, why);
+    }
+    /* a mapped buffer freed since a call read it: the same pointer is no longer mapped pinned memory (lab.h: its kind
+     * is checked at every call; an answer kept from an earlier call reads freed memory) */
+    size_t fw = 100000 + OFFSET_MAX;
+    uint32_t *gone = NULL;
+    XL_CHECK(cudaHostAlloc((void **)&gone, fw * 4, cudaHostAllocMapped));
+    xl_fill_random(gone, fw * 4, xl_fresh_seed());
+    j = valid_job(&b, gone + rndz(0, OFFSET_MAX));
+    int r1 = (int)kit_rand_int(1, 9);
+    snprintf(why, sizeof why, "a mapped buffer (cudaHostAlloc, cudaHostAllocMapped), reps %d, before it is freed", r1);
+    int rc = lab_read_mapped(&j, r1, s);
+    cr_assert(rc == 0, "lab_read_mapped with %s returned %d (see its message above)", why, rc);
+    sync_after(why);
+    XL_CHECK(cudaFreeHost(gone));
+    xl_dev_fill(b.out, XL_POISON_BYTE, (j.pat.count + GUARD) * 4);
+    expect_refused(F_MAPPED, &j, NULL, 0, 0, s, "the same src, in that mapped buffer freed since (cudaFreeHost), and "
+                   "reps 0: it is no longer mapped pinned memory; check src at every call, not once per pointer");
+    expect_refused(F_MAPPED, &j, NULL, r1, 0, s, "the same src, in that mapped buffer freed since (cudaFreeHost): it "
+                   "is no longer mapped pinned memory; check src at every call, not once per pointer");
+    expect_untouched(&b, b.out, j.pat.count + GUARD, "after lab_read_mapped refused the freed buffer, out");
     bufs_free(&b);
 }
 
@@ -1972,6 +2020,17 @@ XL_TEST(read, managed, 10, XL_GPU,
     j = v, j.src = b.pageable + rndz(0, OFFSET_MAX);
     expect_refused(F_MANAGED, &j, NULL, 0, pf, s, "src in malloc'd memory and reps 0 (lab.h refuses memory that is "
                    "not managed whatever reps)");
+    /* count 0 with src a real pointer to memory of another kind: lab.h checks src's kind only where count > 0 */
+    const struct {
+        const uint32_t *p;
+        const char *kind;
+    } others[] = {{b.pageable, "malloc'd memory"}, {b.src, "device memory"}, {b.pinned, "pinned memory"}};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        int r0 = (int)kit_rand_int(0, 5);
+        j = v, j.src = others[i].p + rndz(0, OFFSET_MAX), j.pat.count = 0;
+        snprintf(why, sizeof why, "count 0 and src in %s, reps %d, prefetch %d (out valid)", others[i].kind, r0, pf);
+        expect_nothing_done(F_MANAGED, &j, NULL, r0, pf, s, why);
+    }
     if (!b.concurrent) {
         expect_refused(F_MANAGED, &v, NULL, 0, 1, s, "prefetch 1 and reps 0 on a GPU without concurrent managed "
                        "access (lab.h refuses it whatever reps)");
@@ -2625,7 +2684,8 @@ static int accepted_between(const base_rates *r, double f, int fi, int reuse, in
 
 XL_TEST(speed, choose, 5, XL_TIMED,
         "lab_choose never picks a way 1.5x slower than the fastest, as the kit measures this GPU, at the sweep's 10 "
-        "fractions and between them (just below each and one drawn), every reuse count from 1 to 100",
+        "fractions and between them (just below each and one drawn), every reuse count from 1 to 100, and at 101 and "
+        "one drawn up to 1000 where fraction x 100 >= 4",
         60)
 {
     static const double fr[] = LAB_FRACTIONS;
@@ -2693,6 +2753,25 @@ XL_TEST(speed, choose, 5, XL_TIMED,
                  base_way_ms(&r, bad_f, bad_r, LAB_MAPPED), base_way_ms(&r, bad_f, bad_r, LAB_MANAGED), grid,
                  figures);
     }
+    /* past the sweep's last reuse, at the fractions where fraction x 100 >= 4 (lab.h: graded there too, the
+     * measurement taken as linear in reuse): every way's passes cost the same per pass or more, so what tells the
+     * ways apart is the one-off cost, a copy against a prefetch there and back; a rule that turns to another way past
+     * 100 shows. (What the kit accepts at reuse 100 there stays accepted above: zero-copy's passes only add more.) */
+    const int past[] = {most + 1, (int)kit_rand_int(most + 2, 10 * most)};
+    for (int fi = 0; fi < LAB_N_FRACTIONS; fi++)
+        for (int k = 0; k < 2; k++) {
+            int reuse = past[k], w = lab_choose(fr[fi], reuse);
+            if (fr[fi] * most < 4 || base_accepted(&r, fi, reuse, w))
+                continue;
+            char t[40];
+            cr_fatal("lab_choose(%g, %d) = %s, past the sweep's last reuse (%d) with fraction x reuse %.3g >= 4: the "
+                     "kit's measurement of this GPU (linear in reuse) gives copied %.3f ms, mapped %.3f ms, managed "
+                     "%.3f ms there, so that way is more than %gx the fastest (lab.h: graded past reuse 100 too where "
+                     "fraction x 100 >= 4; many passes do not make a prefetch there and back cheaper than one "
+                     "copy). The kit's figures: %s", fr[fi], reuse, way_text(w, t, sizeof t), most,
+                     fr[fi] * reuse, base_way_ms(&r, fi, reuse, LAB_COPIED), base_way_ms(&r, fi, reuse, LAB_MAPPED),
+                     base_way_ms(&r, fi, reuse, LAB_MANAGED), BASE_DECIDE_MARGIN, figures);
+        }
     /* between the sweep's fractions (lab.h: graded there too, the measurement taken as linear in the fraction):
      * just below the next one, and one drawn log-uniformly in between; a rule that reads the fraction as the sweep's
      * row at or below it is off by up to 2.5x there */

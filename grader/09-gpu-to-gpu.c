@@ -51,7 +51,7 @@ XL_LAB_SWITCHES_DEVICES; /* its functions set the device of each stream and even
 #define OFF_MAX 63                /* blocks lie at a random byte (or word) offset into their buffer, up to this */
 #define BUSY_NS 2000000ull        /* work queued on a call's stream before the kit's copies that the call must follow */
 #define HOLD_NS 10000000ull       /* ring.exact, host.hazards: one stream held up this long before the call */
-#define MAX_COPIES 512            /* copies kept per watched call (more are counted) */
+#define MAX_COPIES 2048           /* copies kept per watched call (more are counted) */
 #define MAX_PEER 256              /* peer records kept per watched call */
 #define MAX_MEM 256               /* launches kept per watched call */
 #define MAX_SYNC (4 * MAX_COPIES) /* waits and event records kept per watched call: a few per copy */
@@ -59,6 +59,7 @@ XL_LAB_SWITCHES_DEVICES; /* its functions set the device of each stream and even
 #define STAGE_MAX (64 * MIB + 1)  /* host.exact: the largest copy */
 #define READ_MAX_WORDS (4 * MIB + 17)
 #define READ_BIG_WORDS (16 * MIB + 8192) /* read.exact's two largest jobs: past 65535 x 256 words */
+#define READ_HUGE_WORDS (32 * MIB + 8192) /* read.exact's one-pass jobs: past 128 MiB */
 #define NARROW_BYTES MIB          /* wait.narrow: each call's block */
 #define OWN_HOLD_NS 50000000ull   /* wait.narrow #2: the call's own streams held this long */
 #define OWN_MS 25                 /* and the call must return in less: half the hold, hundreds of times a queueing */
@@ -279,6 +280,23 @@ static void watch(call_fn fn, void *ctx, seen *w, int how, const char *what, con
     cr_assert(w->ncopies <= MAX_COPIES && w->npeer <= MAX_PEER && w->nmem <= MAX_MEM && w->nsync <= MAX_SYNC,
               "%s: %s made %d copies, %d peer calls, %d launches and %d waits or event records: far more than it needs",
               what, fname, w->ncopies, w->npeer, w->nmem, w->nsync);
+}
+
+/* NO_WAIT_RULE - lab.h's rule for the calls that take no stream: set up and release, never wait on the host */
+#define NO_WAIT_RULE "lab.h: lab_group_create, lab_group_destroy and lab_stage_create wait for no queued work (no " \
+                     "cudaStreamSynchronize or cudaEventSynchronize, of the legacy stream either): other work shares " \
+                     "the devices, and a group or stage may be made or dropped while it runs"
+
+/* destroy_group - lab_group_destroy(g), its waits recorded: it must wait on the host for nothing (what names it) */
+static void destroy_group(lab_group *g, const char *what)
+{
+    static xl_sync_rec recs[64];
+    char call[600];
+    xl_synclog_start(recs, 64);
+    lab_group_destroy(g);
+    int n = xl_synclog_stop();
+    snprintf(call, sizeof call, "lab_group_destroy (%s)", what);
+    kit_expect_no_host_wait(recs, n < 64 ? n : 64, call, NO_WAIT_RULE);
 }
 
 /* count_peer - how many of w's peer records are of kind k (successful ones only, when ok) */
@@ -562,7 +580,7 @@ XL_TEST(args, refused, 5, XL_GPU,
     }
     x = G, x.bytes = 0;
     expect_done_nothing(call_ring, &x, "lab_ring_exchange", "bytes 0");
-    lab_group_destroy(g);
+    destroy_group(g, "a group of args.refused, after its refused calls");
 
     /* lab_read_direct and lab_read_copied */
     kit_use_device(0);
@@ -802,6 +820,7 @@ static void make_group(made_group *m, const int *devs, int n, int cur, const cha
               m->w.text);
     expect_device_kept(cur, what, "lab_group_create");
     expect_no_error_left(what, "lab_group_create");
+    kit_expect_no_host_wait(m->w.sync, m->w.nsync < MAX_SYNC ? m->w.nsync : MAX_SYNC, what, NO_WAIT_RULE);
 }
 
 /* group_attempt - kit_expect_create_failures' attempt: lab_group_create of the devices in ctx, quiet; on NULL, no
@@ -864,7 +883,7 @@ XL_TEST(group, local, 5, XL_GPU,
         snprintf(what + strlen(what), sizeof what - strlen(what), ", then lab_group_destroy");
         kit_use_device(cur);
         xl_peerlog_start(w2.peer, MAX_PEER);
-        lab_group_destroy(m.g);
+        destroy_group(m.g, what);
         w2.npeer = xl_peerlog_stop();
         expect_device_kept(cur, what, "lab_group_destroy");
         expect_no_error_left(what, "lab_group_destroy");
@@ -1163,7 +1182,7 @@ XL_TEST(ring, exact, 10, XL_GPU,
             ring_case(g, devs, n, S_OWN, (int)kit_rand_int(0, n - 3), ring_bytes(round), cur, label);
         }
         kit_use_device(0);
-        lab_group_destroy(g);
+        destroy_group(g, "a group of ring.exact, after its rings");
     }
 
     /* two groups alive at once, used in turn, the first destroyed while the second keeps working: each group's events
@@ -1181,11 +1200,11 @@ XL_TEST(ring, exact, 10, XL_GPU,
     snprintf(label, sizeof label, "group %s, with the group %s made before it and alive", db, da);
     ring_case(gb, devs, nb, S_OWN, (int)kit_rand_int(0, nb - 1), ring_bytes(++round), 0, label);
     kit_use_device(0);
-    lab_group_destroy(ga);
+    destroy_group(ga, "the first of two live groups, after a ring through each");
     snprintf(label, sizeof label, "group %s, once the group %s made before it was destroyed", db, da);
     ring_case(gb, devs, nb, S_OWN, (int)kit_rand_int(0, nb - 1), ring_bytes(++round), 0, label);
     kit_use_device(0);
-    lab_group_destroy(gb);
+    destroy_group(gb, "the second of two groups, after its rings");
     snprintf(what, sizeof what, "lab_group_create(%s), lab_group_create(%s), rings through both, lab_group_destroy of "
              "the first, a ring through the second, lab_group_destroy of the second (each group's events are its own)",
              da, db);
@@ -1329,13 +1348,14 @@ static void read_case(read_bufs *b, int copied, size_t words, int reps, cudaStre
 }
 
 XL_TEST(read, exact, 5, XL_GPU,
-        "lab_read_direct and lab_read_copied on GPU 0: 1 word to 16 Mi + 8 Ki at odd offsets, reps 0 to 5, out random "
-        "with a guard: out[k] += src[k] exactly; direct copies nothing, copied copies src once before the passes; "
+        "lab_read_direct and lab_read_copied on GPU 0: 1 word to 16 Mi + 8 Ki at odd offsets, reps 0 to 5 and 9 to "
+        "40, one pass over 128 MiB and more, out random with a guard: out[k] += src[k] exactly; direct copies "
+        "nothing, copied copies src once before the passes; "
         "launches on the stream given, after the work queued there (the legacy stream in a third)",
         30)
 {
     read_bufs b;
-    read_bufs_alloc(&b, 0, 0, READ_BIG_WORDS);
+    read_bufs_alloc(&b, 0, 0, READ_HUGE_WORDS);
     cudaStream_t s = dev_stream(0);
     const size_t sizes[] = {1, 31, 255, 256, 257, 4097, rndz(2, 200000), READ_MAX_WORDS};
     int third = (int)kit_rand_int(0, 2), k = 0, rep0 = (int)kit_rand_int(0, 5);
@@ -1351,6 +1371,21 @@ XL_TEST(read, exact, 5, XL_GPU,
         snprintf(label, sizeof label, "case %d", k + 1);
         read_case(&b, copied, READ_BIG_WORDS - rndz(0, 4096), (int)kit_rand_int(1, 2), k % 3 == third ? 0 : s, 0,
                   label);
+    }
+    /* many passes (each one launch that reads src again), small and large: a rule that folds them past some count
+     * adds reps x src in fewer launches */
+    const size_t many[] = {rndz(1, 4097), rndz(4098, READ_MAX_WORDS)};
+    for (size_t i = 0; i < sizeof many / sizeof many[0]; i++)
+        for (int copied = 0; copied < 2; copied++, k++) {
+            char label[48];
+            snprintf(label, sizeof label, "case %d", k + 1);
+            read_case(&b, copied, many[i], (int)kit_rand_int(9, 40), k % 3 == third ? 0 : s, 0, label);
+        }
+    /* one pass over 128 MiB and more: lab.h's copy first holds at every size and reps, one pass too */
+    for (int copied = 0; copied < 2; copied++, k++) {
+        char label[48];
+        snprintf(label, sizeof label, "case %d", k + 1);
+        read_case(&b, copied, READ_HUGE_WORDS - rndz(0, 4096), 1, k % 3 == third ? 0 : s, 0, label);
     }
     read_bufs_free(&b);
     XL_CHECK(cudaStreamDestroy(s));
@@ -1505,17 +1540,23 @@ static void stage_case(lab_stage *s, stage_bufs *b, size_t chunk, size_t bytes, 
 /* new_stage - lab_stage_create, which must succeed */
 static lab_stage *new_stage(int src_dev, int dst_dev, size_t chunk)
 {
+    static xl_sync_rec recs[64];
+    char call[96];
+    xl_synclog_start(recs, 64);
     lab_stage *s = lab_stage_create(src_dev, dst_dev, chunk);
+    int n = xl_synclog_stop();
     cr_assert(s != NULL, "lab_stage_create(%d, %d, %zu) returned NULL (see its message above; not written yet?)",
               src_dev, dst_dev, chunk);
+    snprintf(call, sizeof call, "lab_stage_create(%d, %d, %zu)", src_dev, dst_dev, chunk);
+    kit_expect_no_host_wait(recs, n < 64 ? n : 64, call, NO_WAIT_RULE);
     return s;
 }
 
 XL_TEST(host, exact, 5, XL_GPU,
         "lab_stage_copy from GPU 0 to itself: bytes 1, chunk - 1, chunk, chunk + 1, 3 x chunk +- 1, 64 MiB + 1 in "
-        "chunks of 1 MiB + 3 and of LAB_CHUNK_MAX, 2 to 3 chunks of 4 to 16 MiB, 97 bytes in chunks of 1, odd "
-        "offsets, several copies through one stage; every chunk out on src_stream and in on dst_stream after the "
-        "work queued there; one stream for both, the legacy one in a third; the other stages made while the first "
+        "chunks of 1 MiB + 3 and of LAB_CHUNK_MAX, 2 to 3 chunks of 4 to 16 MiB, 97 bytes in chunks of 1, 300 to 900 "
+        "chunks of 1 to 64 bytes, odd offsets, several copies through one stage; every chunk out on src_stream and "
+        "in on dst_stream after the work queued there; one stream for both, the legacy one in a third; the other stages made while the first "
         "is alive, used in turn with it, then destroyed: the first still works, and everything is released",
         30)
 {
@@ -1533,11 +1574,14 @@ XL_TEST(host, exact, 5, XL_GPU,
                    label);
     }
     size_t big = rndz(4 * MIB + 1, 16 * MIB); /* chunks past any piece size of the lab's own, up to LAB_CHUNK_MAX */
-    const size_t other[][2] = {{MIB + 3, STAGE_MAX},
-                               {1, 97},
-                               {4097, rndz(5, 40) * 4097 + (kit_rand_int(0, 1) ? 1 : -1)},
-                               {big, 2 * big + rndz(1, big - 1)},
-                               {LAB_CHUNK_MAX, STAGE_MAX}};
+    size_t other[][2] = {{MIB + 3, STAGE_MAX},
+                         {1, 97},
+                         {0, 0}, /* drawn below: 300 to 900 chunks, past any queue bound of the lab's own */
+                         {4097, rndz(5, 40) * 4097 + (kit_rand_int(0, 1) ? 1 : -1)},
+                         {big, 2 * big + rndz(1, big - 1)},
+                         {LAB_CHUNK_MAX, STAGE_MAX}};
+    size_t tiny = rndz(1, 64);
+    other[2][0] = tiny, other[2][1] = tiny * rndz(299, 899) + rndz(1, tiny);
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++, k++) { /* each stage's buffers and events are its own */
         lab_stage *s2 = new_stage(0, 0, other[i][0]);
         snprintf(label, sizeof label, "a stage of chunk %zu, made while the first (chunk %zu) is alive", other[i][0],
@@ -1867,7 +1911,7 @@ XL_TEST(wait, narrow, 5, XL_TIMED,
                    "cudaEventQuery). lab.h: order the work with events on the GPU (cudaStreamWaitEvent); the caller "
                    "waits", nw_names[worst_k], worst, each);
     lab_stage_destroy(c.stage);
-    lab_group_destroy(c.g);
+    destroy_group(c.g, "the group of wait.narrow, after its rings");
     XL_CHECK(cudaFree(c.src));
     for (int k = 0; k < NW_CALLS; k++)
         XL_CHECK(cudaFree(c.dst[k]));
@@ -2071,7 +2115,7 @@ XL_TEST(group, nopath, 5, XL_GPU2,
         static seen w2;
         kit_use_device(cur);
         xl_peerlog_start(w2.peer, MAX_PEER);
-        lab_group_destroy(m.g);
+        destroy_group(m.g, what);
         w2.npeer = xl_peerlog_stop();
         expect_no_error_left(what, "lab_group_destroy");
         cr_assert(count_peer(&w2, XL_PEER_DISABLE, 1) == 0, "lab_group_destroy of %s disabled peer access it never "
@@ -2127,7 +2171,7 @@ static void peer_group_case(const int *devs, int n, int pre)
     expect_asked_first(&m.w, what);
     snprintf(what + strlen(what), sizeof what - strlen(what), ", then lab_group_destroy");
     kit_use_device(cur);
-    lab_group_destroy(m.g);
+    destroy_group(m.g, what);
     expect_device_kept(cur, what, "lab_group_destroy");
     expect_no_error_left(what, "lab_group_destroy");
     cr_assert(kit_peer_enabled(0, 1) == ((pre & 1) != 0) && kit_peer_enabled(1, 0) == ((pre & 2) != 0),
@@ -2158,11 +2202,11 @@ XL_TEST(group, peer, 10, XL_GPU2,
     make_group(&outer, two, 2, 0, "lab_group_create({0, 1}) (the outer group)");
     make_group(&inner, three, 3, 1, "lab_group_create({1, 0, 1}) inside a live group of {0, 1}");
     cr_assert(inner.peer == 1, "lab_group_create({1, 0, 1}) inside a live group of {0, 1} set *peer to %d", inner.peer);
-    lab_group_destroy(inner.g);
+    destroy_group(inner.g, "the inner group {1, 0, 1}");
     cr_assert(kit_peer_enabled(0, 1) && kit_peer_enabled(1, 0), "destroying a group made inside a live group of the "
               "same GPUs disabled peer access (0 to 1: %d, 1 to 0: %d): the inner group found it enabled and does not "
               "own it (lab.h)", kit_peer_enabled(0, 1), kit_peer_enabled(1, 0));
-    lab_group_destroy(outer.g);
+    destroy_group(outer.g, "the outer group {0, 1}");
     cr_assert(0 == (kit_peer_enabled(0, 1) || kit_peer_enabled(1, 0)), "destroying the outer group left peer access "
               "enabled (0 to 1: %d, 1 to 0: %d): it enabled both and must disable both", kit_peer_enabled(0, 1),
               kit_peer_enabled(1, 0));
@@ -2209,7 +2253,7 @@ XL_TEST(peer, exact, 5, XL_GPU2,
         }
         if (g) {
             kit_use_device(0);
-            lab_group_destroy(g);
+            destroy_group(g, "a group of peer.exact");
         }
     }
     const int r2[2] = {0, 1}, r3[3] = {0, 1, 0}, r4[4] = {0, 1, 1, 0};
@@ -2224,7 +2268,7 @@ XL_TEST(peer, exact, 5, XL_GPU2,
             ring_case(g, rings[k], n, S_OWN, slow, ring_bytes((int)kit_rand_int(0, 7)), cur, label);
         }
         kit_use_device(cur);
-        lab_group_destroy(g);
+        destroy_group(g, "a group after its rings");
     }
     slots_free();
     for (int way = 0; way < 2; way++) {
@@ -2266,7 +2310,7 @@ XL_TEST(read, peer, 5, XL_GPU2,
         read_bufs_free(&b);
     }
     kit_use_device(0);
-    lab_group_destroy(g);
+    destroy_group(g, "the group of read.peer, after its reads");
     kit_peer_reset();
 }
 

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -267,34 +269,36 @@ typedef struct {
     int speed_skip;    /* a point with a NaN or negative figure is left out of its batch's speed only: its worst
                         * latency still counts */
     int cap_skip;      /* a point with a batch above LAB_BATCH_MAX skipped, as if invalid (max_batch alone bounds it) */
+    int inf_skip;      /* a point with an infinite speed skipped, as if invalid (only NaN and negative figures are) */
 } chooser;
 
 static const chooser choosers[] = {
-    {"the right chooser", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"latency by p50", 0, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"latency by p99", 1, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the least", 2, AGG_MIN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the mean", 2, AGG_MEAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the median", 2, AGG_MEDIAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the first run", 2, AGG_FIRST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' latency: the last run", 2, AGG_LAST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the mean", 2, AGG_MAX, AGG_MEAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the least", 2, AGG_MAX, AGG_MIN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the largest", 2, AGG_MAX, AGG_MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the first run", 2, AGG_MAX, AGG_FIRST, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the last run", 2, AGG_MAX, AGG_LAST, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the lower median", 2, AGG_MAX, AGG_LOWER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"runs' speed: the upper median", 2, AGG_MAX, AGG_UPPER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"no margin", 2, AGG_MAX, AGG_MEDIAN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"latency < the limit", 2, AGG_MAX, AGG_MEDIAN, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"the largest eligible batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
-    {"max_batch ignored", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},
-    {"batch < max_batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
-    {"ties to the larger batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},
-    {"no point skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0},
-    {"a -0.0 figure skipped as negative", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0},
-    {"a skipped run's worst latency still counted", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
-    {"batches above LAB_BATCH_MAX skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+    {"the right chooser", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"latency by p50", 0, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"latency by p99", 1, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the least", 2, AGG_MIN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the mean", 2, AGG_MEAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the median", 2, AGG_MEDIAN, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the first run", 2, AGG_FIRST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' latency: the last run", 2, AGG_LAST, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the mean", 2, AGG_MAX, AGG_MEAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the least", 2, AGG_MAX, AGG_MIN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the largest", 2, AGG_MAX, AGG_MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the first run", 2, AGG_MAX, AGG_FIRST, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the last run", 2, AGG_MAX, AGG_LAST, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the lower median", 2, AGG_MAX, AGG_LOWER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"runs' speed: the upper median", 2, AGG_MAX, AGG_UPPER, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"no margin", 2, AGG_MAX, AGG_MEDIAN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"latency < the limit", 2, AGG_MAX, AGG_MEDIAN, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"the largest eligible batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"max_batch ignored", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"batch < max_batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},
+    {"ties to the larger batch", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"no point skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},
+    {"a -0.0 figure skipped as negative", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0},
+    {"a skipped run's worst latency still counted", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0},
+    {"batches above LAB_BATCH_MAX skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
+    {"an infinite speed skipped", 2, AGG_MAX, AGG_MEDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
 };
 #define N_CHOOSERS ((int)(sizeof choosers / sizeof choosers[0]))
 
@@ -343,7 +347,7 @@ static int point_valid(const lab_point *p)
  * either */
 static int point_ok(const chooser *c, const lab_point *p)
 {
-    if (!point_valid(p) || (c->cap_skip && p->batch > LAB_BATCH_MAX))
+    if (!point_valid(p) || (c->cap_skip && p->batch > LAB_BATCH_MAX) || (c->inf_skip && isinf(p->fps)))
         return 0;
     return !c->sign_skip || !(signbit(p->fps) || signbit(p->latency_p50_ms) || signbit(p->latency_p99_ms) ||
                               signbit(p->latency_max_ms));
@@ -413,6 +417,7 @@ typedef struct {
     int n;
     lab_point p[16];
     int max_batch;
+    int keep_order; /* passed in the order built, not shuffled */
 } sweep;
 
 /* sw_add - appends a point of batch b: fps_rel x the sweep's speed scale, latencies as fractions of the bound */
@@ -500,6 +505,97 @@ static void expect_choice(const lab_point *pts, int n, double bound, int max_bat
              "negative figure skipped (-0.0 is not negative), counted in none of their batch's figures. The sweep, "
              "in the order passed:\n%s",
              pts ? "points" : "NULL", n, bound, max_batch, got, want, wrong, name, table);
+}
+
+/* A call of lab_choose_batch on a thread of its own. */
+typedef struct {
+    const lab_point *pts;
+    int n;
+    double bound;
+    int max_batch, got;
+} huge_call;
+
+static void *huge_thread(void *arg)
+{
+    huge_call *h = arg;
+    h->got = lab_choose_batch(h->pts, h->n, h->bound, h->max_batch);
+    return NULL;
+}
+
+/* choose_in_child - lab_choose_batch(pts, n, bound, max_batch) in a forked child, on a thread with an ordinary 8 MiB
+ * stack (a call that keeps n points on the stack crashes there, whatever this process's stack limit); 0 with *got
+ * and *kept (1: the points as they were after the call), or the signal that ended the child (-1: no answer) */
+static int choose_in_child(const lab_point *pts, int n, double bound, int max_batch, int *got, int *kept)
+{
+    int fd[2];
+    cr_assert(pipe(fd) == 0, "grader error: pipe failed");
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "grader error: fork failed");
+    if (pid == 0) {
+        int out[2] = {-1, 0};
+        lab_point *copy = malloc((size_t)n * sizeof *pts);
+        huge_call h = {pts, n, bound, max_batch, -2};
+        pthread_attr_t a;
+        pthread_t t;
+        close(fd[0]);
+        if (copy && pthread_attr_init(&a) == 0 && pthread_attr_setstacksize(&a, (size_t)8 << 20) == 0) {
+            memcpy(copy, pts, (size_t)n * sizeof *pts);
+            if (pthread_create(&t, &a, huge_thread, &h) == 0 && pthread_join(t, NULL) == 0)
+                out[0] = h.got, out[1] = memcmp(copy, pts, (size_t)n * sizeof *pts) == 0;
+        }
+        ssize_t wr = write(fd[1], out, sizeof out);
+        _exit(wr == (ssize_t)sizeof out ? 0 : 1);
+    }
+    close(fd[1]);
+    int in[2] = {0, 0}, st = 0;
+    ssize_t rd = read(fd[0], in, sizeof in);
+    close(fd[0]);
+    pid_t done;
+    while ((done = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    cr_assert(done == pid, "grader error: waitpid failed");
+    if (WIFSIGNALED(st))
+        return WTERMSIG(st);
+    cr_assert(rd == (ssize_t)sizeof in && WIFEXITED(st) && WEXITSTATUS(st) == 0 && in[0] != -2,
+              "grader error: the child that calls lab_choose_batch on %d points gave no answer", n);
+    *got = in[0], *kept = in[1];
+    return 0;
+}
+
+/* expect_huge_sweep - lab.h takes any n: a sweep of 300,000 to 400,000 runs (a long measured sweep) of five batches
+ * (each's speeds spread 10% about its own, so the medians keep their order; one run of the fastest, 128, misses the
+ * bound) and a few points to skip, in any order: 64 */
+static void expect_huge_sweep(double bound, double scale)
+{
+    static const int hb[] = {16, 32, 64, 128, 256};
+    static const double hf[] = {60, 100, 150, 200, 120}, hl[] = {.1, .2, .3, .4, .5};
+    int runs = rnd(60000, 80000), n = 0, extra = rnd(4, 12);
+    lab_point *pts = malloc(((size_t)5 * runs + extra) * sizeof *pts);
+    cr_assert(pts != NULL, "grader error: out of host memory");
+    for (int b = 0; b < 5; b++)
+        for (int r = 0; r < runs; r++)
+            pts[n++] = (lab_point){hb[b], hf[b] * scale * (0.9 + 0.2 * kit_rand(0, 1000) / 1000.0),
+                                   0.5 * hl[b] * bound, 0.8 * hl[b] * bound, hl[b] * bound * (0.9 + 0.1 * r / runs)};
+    pts[3 * runs + rnd(0, runs - 1)].latency_max_ms = 0.9 * bound;
+    for (int k = 0; k < extra; k++)
+        pts[n++] = (lab_point){k % 2 ? rnd(INT_MIN, 0) : INT_MIN, 1000 * scale, .1 * bound, .2 * bound, .3 * bound};
+    for (int i = n - 1; i > 0; i--) {
+        int j = rnd(0, i);
+        lab_point t = pts[i];
+        pts[i] = pts[j], pts[j] = t;
+    }
+    int got = -2, kept = 0, sig = choose_in_child(pts, n, bound, LAB_BATCH_MAX, &got, &kept);
+    free(pts);
+    cr_assert(sig == 0, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d), called on a thread with an "
+              "8 MiB stack, crashed (signal %d, %s): lab.h takes any n >= 0, and %d points of %zu bytes do not fit "
+              "on a stack: keep your copy of them on the heap (malloc, and free it), not in an array on the stack",
+              n, bound, LAB_BATCH_MAX, sig, strsignal(sig), n, sizeof(lab_point));
+    cr_assert(got == 64, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d) = %d, want 64: a sweep of %d "
+              "runs each of batches 16, 32, 64, 128 and 256 and %d points to skip, in any order; 64 is the fastest "
+              "batch that meets 0.8 x bound_ms (one run of 128 misses it)", n, bound, LAB_BATCH_MAX, got, runs, extra);
+    cr_assert(kept, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d) changed the caller's points: they "
+              "are const: sort a copy of them, never the points passed in", n, bound, LAB_BATCH_MAX);
 }
 
 /* One sweep lab_choose_batch is called on again and again. */
@@ -645,14 +741,32 @@ XL_TEST(batch, choose, 5, XL_CPU,
     NEW("a batch of INT_MAX is a batch like any other, under max_batch INT_MAX");
     ADD(1, 150, .1, .2, .3), ADD(INT_MAX, 200, .2, .3, .4), ADD(4096, 180, .2, .3, .4), ADD(5000, 300, .5, .9, 1);
     s->max_batch = INT_MAX;
+    NEW("an infinite speed is neither NaN nor negative: the run counts, and its batch's median speed is infinite (the "
+        "fastest)");
+    ADD(32, 150, .1, .2, .3), ADD(64, 100, .1, .2, .3), ADD(64, 0, .1, .2, .3);
+    s->p[2].fps = INFINITY;
+    NEW("points to skip with batches far below 1 (INT_MIN, -2) among batches 1 and 128, in this order: skip them "
+        "before sorting by batch (b1 - b2 overflows for INT_MIN), or compare batches without subtracting; each of "
+        "batches 1 and 128 has a run over the bound");
+    ADD(128, 120, .02, .05, .075), ADD(1, 140, .02, .05, .075), ADD(128, 110, .5, .9, .975);
+    ADD(INT_MIN, 140, .5, .9, .975), ADD(1, 110, .5, .9, .975), ADD(-2, 100, .5, .9, .975);
+    s->max_batch = INT_MAX, s->keep_order = 1;
+    NEW("points to skip with batches far below 1 (INT_MIN, -1, 0) among batches 1, 2 and INT_MAX, in this order; "
+        "batches 1 and INT_MAX each have a run over the bound");
+    ADD(INT_MAX, 300, .02, .05, .075), ADD(-1, 900, .02, .05, .075), ADD(1, 250, .02, .05, .075);
+    ADD(INT_MIN, 900, .02, .05, .075), ADD(INT_MAX, 290, .5, .9, .975), ADD(2, 100, .02, .05, .075);
+    ADD(0, 900, .02, .05, .075), ADD(1, 240, .5, .9, .975), ADD(INT_MIN, 900, .02, .05, .075);
+    ADD(INT_MAX, 310, .02, .05, .075), ADD(1, 260, .02, .05, .075);
+    s->max_batch = INT_MAX, s->keep_order = 1;
 #undef ADD
 #undef NEW
     static const int want[] = {64, 16, 128, 32, 64, 32, 64, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0, 128, 1, 64, 64,
-                               64, 64, 64, 32, 32, 32, 128, 32, 64, 64, 64, 8192, INT_MAX};
+                               64, 64, 64, 32, 32, 32, 128, 32, 64, 64, 64, 8192, INT_MAX, 64, 0, 2};
     cr_assert(ns == (int)(sizeof want / sizeof want[0]), "grader error: %d sweeps, %d answers", ns,
               (int)(sizeof want / sizeof want[0]));
     for (int i = 0; i < ns; i++) {
-        sw_shuffle(&sw[i]);
+        if (!sw[i].keep_order)
+            sw_shuffle(&sw[i]);
         expect_choice(sw[i].p, sw[i].n, bound, sw[i].max_batch, want[i], sw[i].name);
         for (int v = 1; v < N_CHOOSERS; v++)
             caught[v] |= choose_with(&choosers[v], sw[i].p, sw[i].n, bound, sw[i].max_batch) != want[i];
@@ -671,6 +785,13 @@ XL_TEST(batch, choose, 5, XL_CPU,
             lp[ln++] = (lab_point){lb[b], lf[b] * scale * (0.9 + 0.2 * kit_rand(0, 1000) / 1000.0),
                                    0.5 * ll[b] * bound, 0.8 * ll[b] * bound, ll[b] * bound * (0.9 + 0.1 * r / runs)};
     lp[3 * runs + rnd(0, runs - 1)].latency_max_ms = 0.9 * bound;
+    /* and points to skip, fast and within the bound, with batches far below 1: sorted with the others by b1 - b2, an
+     * INT_MIN overflows, the order is no order, and one batch's runs fall into two groups */
+    for (int k = rnd(8, 16); k > 0; k--) {
+        static const int skip_b[] = {INT_MIN, INT_MIN + 1, -2, -1, 0};
+        int b = rnd(0, 5);
+        lp[ln++] = (lab_point){b == 5 ? rnd(INT_MIN, -1) : skip_b[b], 1000 * scale, .1 * bound, .2 * bound, .3 * bound};
+    }
     for (int i = ln - 1; i > 0; i--) { /* any order */
         int j = rnd(0, i);
         lab_point t = lp[i];
@@ -680,9 +801,12 @@ XL_TEST(batch, choose, 5, XL_CPU,
     cr_assert(lwant == 64, "grader error: its own chooser gives %d, not 64, on the long sweep", lwant);
     int lgot = lab_choose_batch_kept(lp, ln, bound, LAB_BATCH_MAX);
     cr_assert(lgot == lwant, "lab_choose_batch(points, n %d, bound_ms %.17g, max_batch %d) = %d, want %d: a long sweep "
-              "of %d runs each of batches 16, 32, 64, 128 and 256, interleaved; 64 is the fastest batch that meets "
-              "0.8 x bound_ms (one run of 128 misses it). lab.h takes any n >= 0: size what you keep by n (malloc, "
-              "and free it), never a fixed array", ln, bound, LAB_BATCH_MAX, lgot, lwant, runs);
+              "of %d runs each of batches 16, 32, 64, 128 and 256, interleaved, with a few points to skip (batches "
+              "INT_MIN to 0); 64 is the fastest batch that meets 0.8 x bound_ms (one run of 128 misses it). lab.h "
+              "takes any n >= 0: size what you keep by n (malloc, and free it), never a fixed array; and leave the "
+              "points to skip out before sorting (b1 - b2 overflows for INT_MIN)", ln, bound, LAB_BATCH_MAX, lgot,
+              lwant, runs);
+    expect_huge_sweep(bound, scale);
 
     /* bad arguments, each alone with the others valid (the flat sweep), and the empty cases */
     const sweep *ok = &sw[9];
@@ -2265,6 +2389,39 @@ XL_TEST(loop, stop, 10, XL_GPU,
     lg = fr_log_get(w.src);
     cr_assert(lg.late == 0, "%s: %d decode calls came in the %.0f ms after it returned: lab.h: the workers stop when "
               "the run returns", s->what, lg.late, IDLE_WAIT_MS + IDLE_WAKE_MS);
+
+    /* the workers sleep through the other runs too: a blocking and an async run of many batches (a batch every few ms)
+     * wake none of them (they are told by the pipelined run's decodes) */
+    {
+        long wtid[LAB_WORKERS_MAX], at[LAB_WORKERS_MAX];
+        int nw = 0;
+        for (int f = 0; f < lg.frames; f++)
+            if (lg.frame[f].decodes > 0 && nw < LAB_WORKERS_MAX && !has_tid(wtid, nw, lg.frame[f].tid))
+                wtid[nw++] = lg.frame[f].tid;
+        double cpu_us = fr_cpu_us(w.src);
+        fr_set_cpu_us(w.src, 200.0);
+        for (int mode = M_BLOCKING; mode <= M_ASYNC; mode++) {
+            int nb = rnd(12, 20);
+            frames = nb * batch - rnd(0, batch - 1), first = rnd(0, FRAME_FIRST_MAX);
+            expect_frames(&w, first, frames);
+            j = open_job(&w, frames, batch, first);
+            xl_sleep_ms(IDLE_WAIT_MS); /* the workers back asleep */
+            for (int i = 0; i < nw; i++)
+                at[i] = switches_of(wtid[i]);
+            s = watch(&w, mode, lp.L, lp.text, &j, 0, "decode 200 us a frame, the workers idle");
+            for (int i = 0; i < nw; i++) {
+                long now = switches_of(wtid[i]);
+                at[i] = at[i] < 0 || now < 0 ? -1 : now - at[i];
+            }
+            expect_ok_run(&w, s, &c, "");
+            for (int i = 0; i < nw; i++)
+                cr_assert(at[i] <= IDLE_WAKES_MAX, "%s: worker thread %ld was woken %ld times during its %d batches "
+                          "(at most %d allowed): lab.h: the workers sleep until the next pipelined run, woken by "
+                          "nothing else: only lab_run_pipelined signals their condition variable, never the blocking "
+                          "or async run (nor code they share with it)", s->what, wtid[i], at[i], nb, IDLE_WAKES_MAX);
+        }
+        fr_set_cpu_us(w.src, cpu_us);
+    }
 
     /* two loops at once: a pipelined run of one wakes none of the other's idle workers (each loop its own lock and
      * condition variable). The second loop's workers are told by its own run's decodes. */

@@ -11,8 +11,8 @@
  *
  * Rules for every function:
  * - A device is an ordinal d, 0 <= d < cudaGetDeviceCount(); any other is refused.
- * - Other work shares the devices: never wait for all of a device's work (cudaDeviceSynchronize), change its flags
- *   (cudaSetDeviceFlags) or reset it (cudaDeviceReset).
+ * - Other work shares the devices: never wait for all of a device's work (cudaDeviceSynchronize), change its
+ *   settings (cudaSetDeviceFlags, cudaDeviceSetCacheConfig, cudaDeviceSetLimit) or reset it (cudaDeviceReset).
  * - Each function leaves the current device (cudaGetDevice) as it found it. A kernel launch, an event record and an
  *   event's creation happen on the current device: set it (cudaSetDevice) to the device of the stream or event first.
  * - A refusal returns -1 (or NULL) with one line on stderr naming the function and the rule, before any work: nothing
@@ -20,6 +20,8 @@
  * - A function that takes streams queues its work there, after the work already queued on them, and returns without
  *   waiting (no cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize). A stream belongs to the device
  *   named for it; 0 (the legacy stream) only where every device named is the current device.
+ * - lab_group_create, lab_group_destroy and lab_stage_create wait for no queued work either (no cudaStreamSynchronize,
+ *   of the legacy stream too, and no cudaEventSynchronize).
  */
 #ifndef LAB09_H
 #define LAB09_H
