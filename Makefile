@@ -98,6 +98,8 @@ COMMON_CU := $(wildcard common/*.cu)
 COMMON_OBJ := $(COMMON_C:%.c=$(B)/obj/%.o) $(COMMON_CU:%.cu=$(B)/obj/%.o)
 LIBXL := $(B)/lib/libxl.a
 GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o $(B)/obj/grader/results.o $(B)/obj/grader/credit.o
+# graders that watch the host memory a lab call allocates (grader/hostwatch.c replaces the malloc family in them)
+HOSTWATCH_LABS := 06-pinning 07-small-transfers
 UNIT_TESTS := $(patsubst common/test/%.c,$(B)/bin/unit-%,$(wildcard common/test/*.c))
 SELFTEST := $(B)/bin/grade-selftest
 PROBE := $(B)/bin/gpu-probe
@@ -133,7 +135,9 @@ LINK = $(QUIET_LINK)$(NVCC) $(CUDA_ARCH) -o $@ $(filter %.o %.a,$^)
 # $(1) = slug, e.g. 01-pageable-copy
 # A lab's other files besides lab.cu and explore.c (e.g. lab 04's baseline.cu) are the kit's, linked into all.
 define LAB_RULES
-HIDDEN_$(1) := $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard grader/hidden/$(1).c))
+# a grader's objects besides its own: an instructor's hidden tests (grader/hidden/), the host-memory watch
+GRADER_EXTRA_$(1) := $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard grader/hidden/$(1).c)) \
+  $$(if $$(filter $(1),$(HOSTWATCH_LABS)),$(B)/obj/grader/hostwatch.o)
 KIT_$(1) := $$(patsubst %,$(B)/obj/%.o,$$(basename $$(filter-out labs/$(1)/lab.cu labs/$(1)/explore.c,$$(wildcard labs/$(1)/*.c labs/$(1)/*.cu))))
 $(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
 	@mkdir -p $$(dir $$@)
@@ -141,10 +145,10 @@ $(B)/bin/$(1)-explore: $(B)/obj/labs/$(1)/explore.o $(B)/obj/labs/$(1)/lab.o $$(
 $(B)/bin/$(1)-explore-solution: $(B)/obj/labs/$(1)/explore.o $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $(call lab_wrap,$(1)) $(LDLIBS)
-$(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
+$(B)/bin/$(1)-grade: $(B)/obj/grader/$(1).o $$(GRADER_EXTRA_$(1)) $(B)/obj/labs/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
-$(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
+$(B)/bin/$(1)-grade-solution: $(B)/obj/grader/$(1).o $$(GRADER_EXTRA_$(1)) $(B)/obj/solutions/$(1)/lab.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
 # a planted mutant is a diff of the reference solution (grader/mutants/NN-slug/NAME.diff), applied here
@@ -155,7 +159,7 @@ $(B)/mutants/$(1)/%.cu: grader/mutants/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY
 $(B)/obj/mutants/$(1)/%.o: $(B)/mutants/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
 	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@ && $$(RENAME_LAB_CALLS)
-$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(B)/obj/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
+$(B)/bin/$(1)-mutant-%: $(B)/obj/grader/$(1).o $$(GRADER_EXTRA_$(1)) $(B)/obj/mutants/$(1)/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $(call lab_wrap,$(1)) $(LDLIBS)
 LAB_BINS += $(B)/bin/$(1)-explore $(B)/bin/$(1)-grade $$(MUTANTS_$(1))

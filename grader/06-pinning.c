@@ -24,6 +24,7 @@
 #include "common/stats.h"
 #include "common/timing.h"
 #include "grader/grade.h"
+#include "grader/hostwatch.h"
 #include "grader/kit.h"
 #include "grader/results.h"
 #include "labs/06-pinning/lab.h"
@@ -48,186 +49,17 @@ static size_t page_bytes(void)
     return (size_t)getpagesize();
 }
 
-/* ===== host allocations, watched: what a call under watch mallocs, and a failure on demand =====
- * This grader's malloc family also replaces the C library's (each hands the call to glibc's own __libc_*). While
- * the test's own thread runs a lab call under host_watch_begin, every block allocated in that thread is noted with
- * the size asked (the buffer that lab_pin_in_place pins must be one the call allocated, and large enough), and
- * where host_fail_min is set, the host allocation number host_fail_at (from 0) of at least host_fail_min bytes
- * fails as out of memory (the failure paths of a method that mallocs its data: -1, nothing held). Other threads
- * (the CUDA runtime's) are never watched. */
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-extern void *__libc_valloc(size_t n);
-extern void *__libc_pvalloc(size_t n);
-#define HOST_BLOCKS 256
-static _Thread_local int host_watching; /* this thread's allocations are watched */
-static struct {
-    void *p;
-    size_t n; /* bytes asked */
-} host_blocks[HOST_BLOCKS];
-static int host_nblocks;
-static size_t host_fail_min; /* 0: no failure on demand */
-static long host_fail_at, host_seen;
-static int host_fired; /* the failure on demand happened */
-
-/* host_fail_due - 1 when this watched allocation of n bytes must fail (host_fired then set) */
-static int host_fail_due(size_t n)
-{
-    if (!host_watching || host_fail_min == 0 || n < host_fail_min)
-        return 0;
-    if (host_seen++ != host_fail_at)
-        return 0;
-    host_fired = 1;
-    return 1;
-}
-
-/* host_note - notes p, n bytes asked, as allocated under watch */
-static void *host_note(void *p, size_t n)
-{
-    if (p && host_watching && host_nblocks < HOST_BLOCKS) {
-        host_blocks[host_nblocks].p = p;
-        host_blocks[host_nblocks].n = n;
-        host_nblocks++;
-    }
-    return p;
-}
-
-/* host_forget - p freed under watch: no longer a block the call holds */
-static void host_forget(void *p)
-{
-    for (int i = 0; i < host_nblocks; i++)
-        if (host_blocks[i].p == p)
-            host_blocks[i].p = NULL;
-}
-
-void *malloc(size_t n)
-{
-    if (host_fail_due(n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return host_note(__libc_malloc(n), n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    if (size && n > SIZE_MAX / size) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    if (host_fail_due(n * size)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return host_note(__libc_calloc(n, size), n * size);
-}
-
-void *realloc(void *p, size_t n)
-{
-    if (host_fail_due(n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *q = __libc_realloc(p, n);
-    if (q && host_watching) {
-        host_forget(p);
-        host_note(q, n);
-    }
-    return q;
-}
-
-void *memalign(size_t align, size_t n)
-{
-    if (host_fail_due(n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return host_note(__libc_memalign(align, n), n);
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-    return memalign(align, n);
-}
-
-int posix_memalign(void **out, size_t align, size_t n)
-{
-    if (align == 0 || align % sizeof(void *) != 0 || (align & (align - 1)) != 0)
-        return EINVAL;
-    if (host_fail_due(n))
-        return ENOMEM;
-    void *p = __libc_memalign(align, n);
-    if (!p)
-        return ENOMEM;
-    *out = host_note(p, n);
-    return 0;
-}
-
-void *valloc(size_t n)
-{
-    if (host_fail_due(n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return host_note(__libc_valloc(n), n);
-}
-
-void *pvalloc(size_t n)
-{
-    if (host_fail_due(n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return host_note(__libc_pvalloc(n), n);
-}
-
-/* host_watch_begin - watches this thread's host allocations from now, none noted yet; fail_min > 0: the one numbered
- * fail_at (from 0) of at least fail_min bytes fails. host_watch_end stops it (the blocks noted stay readable). */
-static void host_watch_begin(size_t fail_min, long fail_at)
-{
-    host_nblocks = 0;
-    host_fail_min = fail_min;
-    host_fail_at = fail_at;
-    host_seen = 0;
-    host_fired = 0;
-    host_watching = 1;
-}
-static void host_watch_end(void)
-{
-    host_watching = 0;
-    host_fail_min = 0;
-}
-
-/* host_block_of - the block noted under the last watch, still held, that holds p: its start and the size asked
- * (*n); NULL when none does (the call got that memory some other way: mmap, say) */
-static void *host_block_of(const void *p, size_t *n)
-{
-    for (int i = host_nblocks - 1; i >= 0; i--) {
-        const char *b = host_blocks[i].p;
-        if (b && (const char *)p >= b && (const char *)p < b + host_blocks[i].n) {
-            *n = host_blocks[i].n;
-            return host_blocks[i].p;
-        }
-    }
-    return NULL;
-}
-
 /* ===== free, watched: memory freed while it is still page-locked =====
- * This grader's free replaces the C library's for the whole process (it hands every block to glibc's own
- * __libc_free) and, while unpin below runs lab_unpin, notes a block freed while a pinned allocation or registration
- * (common/pincount) still holds it: for that moment the driver keeps locked pages that malloc may hand out again. */
-extern void __libc_free(void *p);
-static volatile int watching_frees;
+ * While unpin below runs lab_unpin, every block freed (grader/hostwatch.c's free, on any thread) is looked at: one
+ * freed while a pinned allocation or registration (common/pincount) still holds it is noted, for that moment the
+ * driver keeps locked pages that malloc may hand out again. */
 static void *volatile freed_pinned; /* the first block freed while still page-locked, since the watch began */
-void free(void *p)
+
+/* note_freed_pinned - hostwatch_on_free's hook: notes p when it is the first block freed while page-locked */
+static void note_freed_pinned(void *p)
 {
-    if (watching_frees && p && !freed_pinned && xl_pinned_flags(p) != ~0u)
+    if (!freed_pinned && xl_pinned_flags(p) != ~0u)
         freed_pinned = p;
-    if (host_watching && p)
-        host_forget(p);
-    __libc_free(p);
 }
 
 /* The three methods and registration, by name. */
@@ -342,7 +174,7 @@ static void expect_one_fill(const fill_ctx *f, size_t bytes, lab_method method, 
                   "%s on %zu bytes gave as its data the very buffer fill wrote (%p): (b) copies the data into a new "
                   "page-locked buffer and frees the ordinary one; pinning the ordinary one in place is (c)",
                   fn, bytes, f->buf);
-        cr_assert(host_block_of(f->buf, &n) == NULL,
+        cr_assert(hostwatch_block_of(f->buf, &n) == NULL,
                   "%s on %zu bytes returned with the ordinary buffer fill wrote (%p, %zu bytes allocated) still "
                   "allocated: (b) frees it once the data is copied (lab.h)", fn, bytes, f->buf, n);
     } else
@@ -411,15 +243,15 @@ static const char *pin_label(pin_fn pin)
     return pin == lab_pin_at_alloc ? "lab_pin_at_alloc" : pin == lab_pin_by_copy ? "lab_pin_by_copy" : "lab_pin_in_place";
 }
 
-/* pin_watched - pin(bytes, fill, ctx, out) with this thread's host allocations noted (host_block_of) and what it
+/* pin_watched - pin(bytes, fill, ctx, out) with this thread's host allocations noted (hostwatch_block_of) and what it
  * asked of CUDA recorded (calls_end: one create, no copy, launch or wait) */
 static int pin_watched(pin_fn pin, size_t bytes, lab_fill_fn fill, void *ctx, lab_pinned *out)
 {
     char what[96];
-    host_watch_begin(0, 0);
+    hostwatch_begin(0, 0);
     calls_begin(1);
     int rc = pin(bytes, fill, ctx, out);
-    host_watch_end();
+    hostwatch_end();
     snprintf(what, sizeof what, "%s on %zu bytes", pin_label(pin), bytes);
     calls_end(what, 1);
     return rc;
@@ -475,7 +307,7 @@ static void expect_pinned_by(xl_pinned before, const lab_pinned *b, size_t bytes
               "%s on %zu bytes gave data at %p, which is not at the start of a page (%zu bytes): lab.h: (c) makes the "
               "data at the start of a page, in whole pages of its own (aligned_alloc, posix_memalign), since the "
               "system locks whole pages and other heap blocks must not share them", fn, bytes, b->data, page);
-    const char *block = host_block_of(b->data, &n);
+    const char *block = hostwatch_block_of(b->data, &n);
     if (!block)
         return; /* not from the malloc family (mmap, say): the system refuses to register pages that are not mapped */
     cr_assert(block + n >= (const char *)b->data + whole,
@@ -693,10 +525,10 @@ static void unpin(lab_pinned *b)
     size_t bytes = b ? b->bytes : 0;
     char what[96];
     freed_pinned = NULL;
-    watching_frees = 1;
+    hostwatch_on_free(note_freed_pinned);
     calls_begin(-1);
     lab_unpin(b);
-    watching_frees = 0;
+    hostwatch_on_free(NULL);
     snprintf(what, sizeof what, "lab_unpin of a %s buffer of %zu bytes", method_name(method), bytes);
     calls_end(what, -1);
     cr_assert(freed_pinned == NULL,
@@ -714,18 +546,16 @@ static void unpin_made(lab_pinned *b)
     size_t n = 0;
     lab_method method = b->method;
     size_t bytes = b->bytes;
-    void *block = b->data ? host_block_of(b->data, &n) : NULL;
+    void *block = b->data ? hostwatch_block_of(b->data, &n) : NULL;
     if (!block) {
         unpin(b);
         return;
     }
-    host_watching = 1; /* frees forget the blocks noted while b was made (host_nblocks kept) */
+    hostwatch_resume(); /* frees forget the blocks noted while b was made */
     unpin(b);
-    host_watching = 0;
-    int kept = 0;
-    for (int i = 0; i < host_nblocks; i++)
-        kept |= host_blocks[i].p == block;
-    cr_assert(kept == 0,
+    hostwatch_end();
+    size_t left = 0;
+    cr_assert(hostwatch_block_of(block, &left) != block,
               "lab_unpin of a %s buffer of %zu bytes left the block of %zu bytes its method allocated for the data "
               "(%p) allocated: lab.h: after lab_unpin nothing that the method allocated is left (free it; do not keep "
               "it for a later call)", method_name(method), bytes, n, block);
@@ -1327,10 +1157,10 @@ static int host_failing_run(host_failing *a, int check, int *fired)
              "aligned_alloc) failing as out of memory", a->name, a->bytes, a->fail_at + 1);
     kit_held before = kit_held_now();
     int saved = check ? kit_capture_begin() : -1;
-    host_watch_begin(a->bytes, a->fail_at);
+    hostwatch_begin(a->bytes, a->fail_at);
     int rc = a->pin(a->bytes, fill_seeded, &f, &b);
-    *fired = host_fired;
-    host_watch_end();
+    *fired = hostwatch_fired();
+    hostwatch_end();
     if (rc == 0) {
         if (check)
             said_passed(saved);

@@ -45,6 +45,7 @@
 #include "common/synclog.h"
 #include "common/timing.h"
 #include "grader/grade.h"
+#include "grader/hostwatch.h"
 #include "grader/kit.h"
 #include "labs/07-small-transfers/lab.h"
 
@@ -98,96 +99,6 @@ XL_LAB("07", "small-transfers");
 #define PACK_KIT_NEED 70
 #define BATCH_LOOP_NEED 1
 #define BATCH_KIT_NEED 80
-
-/* ===== Host allocations, watched (the same as grader/06-pinning.c's, counting only) =====
- * This grader's malloc family replaces the C library's (each hands the call to glibc's own __libc_*). While the
- * test's own thread runs a lab call under host_watch_begin, the blocks of at least HOST_WATCH_MIN bytes allocated in
- * that thread are counted, with the largest: lab.h's packed calls allocate nothing (lab_packer_create makes what
- * they need). Other threads (the CUDA runtime's, the packer's team) are never watched, nor blocks under
- * HOST_WATCH_MIN (a runtime's own small bookkeeping). */
-#define HOST_WATCH_MIN 256
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-extern void *__libc_valloc(size_t n);
-extern void *__libc_pvalloc(size_t n);
-static _Thread_local int host_watching; /* this thread's allocations are watched */
-static long host_count;                 /* blocks of HOST_WATCH_MIN bytes or more allocated under watch */
-static size_t host_largest;             /* the largest of them, bytes asked */
-
-/* host_note - p, n bytes asked, allocated: counted when watched and large enough */
-static void *host_note(void *p, size_t n)
-{
-    if (p && host_watching && n >= HOST_WATCH_MIN) {
-        host_count++;
-        if (n > host_largest)
-            host_largest = n;
-    }
-    return p;
-}
-
-void *malloc(size_t n)
-{
-    return host_note(__libc_malloc(n), n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    if (size && n > SIZE_MAX / size) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return host_note(__libc_calloc(n, size), n * size);
-}
-
-void *realloc(void *p, size_t n)
-{
-    return host_note(__libc_realloc(p, n), n);
-}
-
-void *memalign(size_t align, size_t n)
-{
-    return host_note(__libc_memalign(align, n), n);
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-    return memalign(align, n);
-}
-
-int posix_memalign(void **out, size_t align, size_t n)
-{
-    if (align == 0 || align % sizeof(void *) != 0 || (align & (align - 1)) != 0)
-        return EINVAL;
-    void *p = __libc_memalign(align, n);
-    if (!p)
-        return ENOMEM;
-    *out = host_note(p, n);
-    return 0;
-}
-
-void *valloc(size_t n)
-{
-    return host_note(__libc_valloc(n), n);
-}
-
-void *pvalloc(size_t n)
-{
-    return host_note(__libc_pvalloc(n), n);
-}
-
-/* host_watch_begin - counts this thread's host allocations from now (none yet); host_watch_end stops */
-static void host_watch_begin(void)
-{
-    host_count = 0;
-    host_largest = 0;
-    host_watching = 1;
-}
-static void host_watch_end(void)
-{
-    host_watching = 0;
-}
 
 /* cmp_size - qsort's order of size_t */
 static int cmp_size(const void *a, const void *b)
@@ -1690,7 +1601,7 @@ static int packed_trip_attempt(void *ctx)
 
 /* expect_calls_allocate_nothing - on a packer of its own, 1024 to 4096 pieces of 1 to 512 bytes sent and fetched
  * twice (every lazy setup done), then ALLOC_ROUNDS times each with the calling thread's host allocations counted:
- * fails when every one of those calls allocated a block of HOST_WATCH_MIN bytes or more (lab.h: lab_packer_create
+ * fails when every one of those calls allocated a block of HOSTWATCH_COUNT_MIN bytes or more (lab.h: lab_packer_create
  * allocates everything, never a call; a table sized by the call's n, malloc'd in the call, is found: 8 KiB or more
  * here). Every call's result is checked too. */
 static void expect_calls_allocate_nothing(arenas *a, cudaStream_t s)
@@ -1713,13 +1624,13 @@ static void expect_calls_allocate_nothing(arenas *a, cudaStream_t s)
         want_dev(a->want, &l, host);
         for (int k = 0; k < 2; k++) {
             if (watched)
-                host_watch_begin();
+                hostwatch_begin(0, 0);
             rc[k] = k ? lab_fetch_packed(p, l.pieces, n, s) : lab_send_packed(p, l.pieces, n, s);
             if (watched) {
-                host_watch_end();
-                allocating += host_count > 0;
-                if (host_largest > largest)
-                    largest = host_largest;
+                hostwatch_end();
+                allocating += hostwatch_count() > 0;
+                if (hostwatch_largest() > largest)
+                    largest = hostwatch_largest();
             }
             if (k == 0)
                 xl_poison(host + l.host_from, l.host_end - l.host_from);

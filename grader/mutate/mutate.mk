@@ -1,5 +1,5 @@
 # mutate.mk - make rules for the generated mutants of the reference solutions (grader/mutate/). Course staff only;
-# included by the top Makefile, whose variables it uses (LABS, B, NVCC, ALL_NVCCFLAGS, KIT_*, HIDDEN_*, LINK ...).
+# included by the top Makefile, whose variables it uses (LABS, B, NVCC, ALL_NVCCFLAGS, KIT_*, GRADER_EXTRA_*, LINK ...).
 #
 #   make mutate-gen                     generate build/mutate/NN-slug/ (needs /usr/bin/python3 with python3-clang)
 #   make mutate [LAB=NN] [SAMPLE=N]     generate when it can, then build and grade the mutants on this GPU
@@ -20,7 +20,7 @@ $(MUTATE_DIR)/$(1)/%.cu: $(MUTATE_DIR)/$(1)/%.diff solutions/$(1)/lab.cu $(APPLY
 $(MUTATE_DIR)/$(1)/obj/%.o: $(MUTATE_DIR)/$(1)/%.cu
 	@mkdir -p $$(dir $$@)
 	$$(QUIET_NVCC)$$(NVCC) $$(MUTANT_NVCCFLAGS) -c $$< -o $$@ && $$(RENAME_LAB_CALLS)
-$(MUTATE_DIR)/$(1)/bin/%: $(B)/obj/grader/$(1).o $$(HIDDEN_$(1)) $(MUTATE_DIR)/$(1)/obj/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
+$(MUTATE_DIR)/$(1)/bin/%: $(B)/obj/grader/$(1).o $$(GRADER_EXTRA_$(1)) $(MUTATE_DIR)/$(1)/obj/%.o $$(KIT_$(1)) $(GRADE_OBJ) $(LIBXL)
 	@mkdir -p $$(dir $$@)
 	$$(LINK) $$(CRIT_LIBS) $$(MUTATE_RPATH) $(call lab_wrap,$(1)) $(LDLIBS)
 endef
