@@ -40,8 +40,8 @@ LDLIBS := -lpthread -ldl -lrt
 # Calls passed through the kit with no change to the code that makes them, in every program it links:
 # common/copylog.c and common/tracecopy.c record copies (a grader checks what was copied; explorers and graders
 # put copies on a timeline), common/pincount.c counts pinned memory, common/rescount.c device buffers, streams
-# and events (graders find what a student's code never released), common/memlog.c records prefetches, advice and
-# <<< >>> launches in order (a grader checks where and on which stream), common/peerlog.c records peer copies and
+# and events (graders find what a student's code never released), common/memlog.c records prefetches, advice,
+# memsets and <<< >>> launches in order (a grader checks where and on which stream), common/peerlog.c records peer copies and
 # the peer-access calls (asked, enabled, disabled; a grader can deny a path, and make an enable fail),
 # common/synclog.c records waits and event orderings (device, stream and event synchronizes, stream waits, event
 # records: a grader names a wait that covers the whole device or the legacy stream), and common/threads.c counts
@@ -51,12 +51,13 @@ LDLIBS := -lpthread -ldl -lrt
 # changes its caller's device). A name no object calls (CUDA 12's _v2 forms
 # under CUDA 13, the batch prefetch under CUDA 12) is ignored by the linker.
 WRAP_CALLS := cudaMemcpy cudaMemcpyAsync cudaMemcpyBatchAsync \
+  cudaMemcpyToSymbol cudaMemcpyToSymbolAsync cudaMemcpyFromSymbol cudaMemcpyFromSymbolAsync \
   cudaMemcpyPeerAsync cudaMemcpyPeer cudaDeviceCanAccessPeer cudaDeviceEnablePeerAccess cudaDeviceDisablePeerAccess \
   cudaMallocHost cudaHostAlloc cudaFreeHost cudaHostRegister cudaHostUnregister \
   cudaMalloc cudaMallocManaged cudaFree cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority \
   cudaStreamDestroy cudaEventCreate cudaEventCreateWithFlags cudaEventDestroy \
   cudaMemPrefetchAsync cudaMemAdvise cudaMemPrefetchAsync_v2 cudaMemAdvise_v2 cudaMemPrefetchBatchAsync \
-  __cudaPushCallConfiguration \
+  cudaMemset cudaMemsetAsync cudaMemset2D cudaMemset2DAsync __cudaPushCallConfiguration \
   cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaStreamWaitEvent cudaEventRecord \
   cudaEventRecordWithFlags pthread_create pthread_join pthread_detach cudaSetDevice
 WRAP := $(foreach f,$(WRAP_CALLS),-Xlinker --wrap=$(f))
@@ -99,7 +100,7 @@ COMMON_OBJ := $(COMMON_C:%.c=$(B)/obj/%.o) $(COMMON_CU:%.cu=$(B)/obj/%.o)
 LIBXL := $(B)/lib/libxl.a
 GRADE_OBJ := $(B)/obj/grader/grade.o $(B)/obj/grader/kit.o $(B)/obj/grader/results.o $(B)/obj/grader/credit.o
 # graders that watch the host memory a lab call allocates (grader/hostwatch.c replaces the malloc family in them)
-HOSTWATCH_LABS := 06-pinning 07-small-transfers
+HOSTWATCH_LABS := 02-pinned-copy 06-pinning 07-small-transfers
 UNIT_TESTS := $(patsubst common/test/%.c,$(B)/bin/unit-%,$(wildcard common/test/*.c))
 SELFTEST := $(B)/bin/grade-selftest
 PROBE := $(B)/bin/gpu-probe

@@ -1,5 +1,6 @@
 /* copylog.c - records every cudaMemcpy and cudaMemcpyAsync while a record is open, and counts the
- * cudaMemcpyBatchAsync calls (see copylog.h). cudaMemcpy is wrapped here; the wrappers of cudaMemcpyAsync and
+ * cudaMemcpyBatchAsync calls (see copylog.h). cudaMemcpy and the symbol copies (cudaMemcpyToSymbol,
+ * cudaMemcpyFromSymbol and their Async forms) are wrapped here; the wrappers of cudaMemcpyAsync and
  * cudaMemcpyBatchAsync are in tracecopy.c and call xl_copylog_note and xl_copylog_note_batch. */
 #define _DEFAULT_SOURCE /* mincore */
 #include "copylog.h"
@@ -10,6 +11,14 @@
 #include <unistd.h>
 
 cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t bytes, size_t offset,
+                                      enum cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t bytes, size_t offset,
+                                           enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t __real_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                        enum cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                             enum cudaMemcpyKind kind, cudaStream_t stream);
 
 static xl_copy_rec *log_recs; /* NULL: no record open */
 static int log_max, log_n;
@@ -150,4 +159,50 @@ cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cud
 {
     xl_copylog_note(dst, src, bytes, kind, 0, 0);
     return __real_cudaMemcpy(dst, src, bytes, kind);
+}
+
+/* symbol_at - the device address of symbol plus offset (NULL when the runtime does not know the symbol; the copy
+ * then fails on its own) */
+static void *symbol_at(const void *symbol, size_t offset)
+{
+    void *at = NULL;
+    if (cudaGetSymbolAddress(&at, symbol) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return (char *)at + offset;
+}
+
+/* __wrap_cudaMemcpyToSymbol - cudaMemcpyToSymbol, noted in the open record as a copy into the symbol's device
+ * address; same result */
+cudaError_t __wrap_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t bytes, size_t offset,
+                                      enum cudaMemcpyKind kind)
+{
+    xl_copylog_note(symbol_at(symbol, offset), src, bytes, kind, 0, 0);
+    return __real_cudaMemcpyToSymbol(symbol, src, bytes, offset, kind);
+}
+
+/* __wrap_cudaMemcpyToSymbolAsync - cudaMemcpyToSymbolAsync, noted as an async copy on stream; same result */
+cudaError_t __wrap_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t bytes, size_t offset,
+                                           enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    xl_copylog_note(symbol_at(symbol, offset), src, bytes, kind, stream, 1);
+    return __real_cudaMemcpyToSymbolAsync(symbol, src, bytes, offset, kind, stream);
+}
+
+/* __wrap_cudaMemcpyFromSymbol - cudaMemcpyFromSymbol, noted as a copy out of the symbol's device address; same
+ * result */
+cudaError_t __wrap_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                        enum cudaMemcpyKind kind)
+{
+    xl_copylog_note(dst, symbol_at(symbol, offset), bytes, kind, 0, 0);
+    return __real_cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
+}
+
+/* __wrap_cudaMemcpyFromSymbolAsync - cudaMemcpyFromSymbolAsync, noted as an async copy on stream; same result */
+cudaError_t __wrap_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                             enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    xl_copylog_note(dst, symbol_at(symbol, offset), bytes, kind, stream, 1);
+    return __real_cudaMemcpyFromSymbolAsync(dst, symbol, bytes, offset, kind, stream);
 }

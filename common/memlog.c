@@ -1,4 +1,4 @@
-/* memlog.c - records every prefetch, advice and <<< >>> launch while a record is open (see memlog.h).
+/* memlog.c - records every prefetch, advice, memset and <<< >>> launch while a record is open (see memlog.h).
  *
  * Programs linked with the Makefile's WRAP call the __wrap_ functions below instead of the runtime's. Which calls
  * exist depends on the toolkit, so the wrappers are chosen by CUDART_VERSION: CUDA 13 has the location forms only
@@ -38,6 +38,7 @@ const char *xl_mem_kind_name(xl_mem_kind kind)
     case XL_MEM_PREFETCH_BATCH: return "batch prefetch";
     case XL_MEM_ADVISE: return "advice";
     case XL_MEM_LAUNCH: return "launch";
+    case XL_MEM_SET: return "memset";
     default: return "unknown";
     }
 }
@@ -69,6 +70,45 @@ unsigned __wrap___cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem,
                     .block = block.x * block.y * block.z, .result = cudaSuccess};
     note(r);
     return __real___cudaPushCallConfiguration(grid, block, shmem, stream);
+}
+
+cudaError_t __real_cudaMemset(void *p, int value, size_t bytes);
+cudaError_t __real_cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream);
+cudaError_t __real_cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height);
+cudaError_t __real_cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
+                                     cudaStream_t stream);
+
+/* __wrap_cudaMemset - cudaMemset, noted in the open record; same result */
+cudaError_t __wrap_cudaMemset(void *p, int value, size_t bytes)
+{
+    cudaError_t e = __real_cudaMemset(p, value, bytes);
+    note_range(XL_MEM_SET, p, bytes, 0, 0, 0, 0, NULL, e);
+    return e;
+}
+
+/* __wrap_cudaMemsetAsync - cudaMemsetAsync, noted in the open record; same result */
+cudaError_t __wrap_cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
+{
+    cudaError_t e = __real_cudaMemsetAsync(p, value, bytes, stream);
+    note_range(XL_MEM_SET, p, bytes, 0, 0, 0, 0, stream, e);
+    return e;
+}
+
+/* __wrap_cudaMemset2D - cudaMemset2D, noted in the open record as pitch x height bytes; same result */
+cudaError_t __wrap_cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
+{
+    cudaError_t e = __real_cudaMemset2D(p, pitch, value, width, height);
+    note_range(XL_MEM_SET, p, pitch * height, 0, 0, 0, 0, NULL, e);
+    return e;
+}
+
+/* __wrap_cudaMemset2DAsync - cudaMemset2DAsync, noted in the open record as pitch x height bytes; same result */
+cudaError_t __wrap_cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
+                                     cudaStream_t stream)
+{
+    cudaError_t e = __real_cudaMemset2DAsync(p, pitch, value, width, height, stream);
+    note_range(XL_MEM_SET, p, pitch * height, 0, 0, 0, 0, stream, e);
+    return e;
 }
 
 /* advice_fault - 1 when the armed fault (faults.h) falls on this advice; *e is then the runtime's out of memory */

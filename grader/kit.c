@@ -354,17 +354,33 @@ void kit_expect_failure_path_no_leak(int (*attempt)(void *ctx), void *ctx, long 
                             "and its arrays too) on that path, whichever create it was, before returning the failure");
 }
 
-long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
+#define FAIL_PATH_SYNCS 256 /* waits recorded per failing attempt (more are counted) */
+
+/* create_failures - kit_expect_create_failures, and where said is 1 each failed attempt must write exactly one line
+ * on stderr (kit_expect_one_line) */
+static long create_failures(int (*attempt)(void *ctx), void *ctx, const char *what, int said)
 {
-    char w[320];
+    static xl_sync_rec syncs[FAIL_PATH_SYNCS];
+    char w[320], text[1024];
     for (long k = 0;; k++) {
         kit_held before = kit_held_now();
+        int saved = said ? kit_capture_begin() : -1;
+        xl_synclog_start(syncs, FAIL_PATH_SYNCS);
         xl_fail_create_after(k);
         double t0 = xl_now_ms();
         int failed = attempt(ctx);
         double took = xl_now_ms() - t0;
         int fired = xl_fault_fired();
         xl_fail_create_after(-1);
+        int nsync = xl_synclog_stop();
+        int lines = said ? kit_capture_end(saved, text, sizeof text) : 0;
+        if (said && lines)
+            fprintf(stderr, "%s", text); /* shown as the call wrote it */
+        snprintf(w, sizeof w, fired ? "%s, when its create number %ld failed (the kit made it fail as out of memory),"
+                                    : "%s (all its %ld creates made) and its destroy", what, fired ? k + 1 : k);
+        kit_expect_no_device_sync(syncs, nsync < FAIL_PATH_SYNCS ? nsync : FAIL_PATH_SYNCS, w);
+        if (said && fired && failed)
+            kit_expect_one_line(saved, lines, text, w, "NULL");
         if (!fired) {
             cr_assert(failed == 0, "%s failed although all its %ld creates succeeded (see its message above)", what, k);
             snprintf(w, sizeof w, "%s and its destroy", what);
@@ -389,6 +405,16 @@ long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char
         snprintf(w, sizeof w, "%s, which failed when its create number %ld could not be made", what, k + 1);
         kit_expect_released(before, w);
     }
+}
+
+long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what)
+{
+    return create_failures(attempt, ctx, what, 0);
+}
+
+long kit_expect_create_failures_said(int (*attempt)(void *ctx), void *ctx, const char *what)
+{
+    return create_failures(attempt, ctx, what, 1);
 }
 
 void kit_expect_not_write_combined(const void *p, const char *name)
@@ -416,6 +442,26 @@ void kit_queue_busy_copy(cudaStream_t stream, uint64_t busy_ns, void *dst, const
 {
     xl_delay(stream, busy_ns);
     XL_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+void *kit_guarded(const void *src, size_t bytes)
+{
+    size_t page = (size_t)getpagesize(), span = (bytes + page - 1) / page * page;
+    cr_assert(bytes >= 1 && span >= bytes, "kit_guarded: %zu bytes", bytes);
+    char *base = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(base != MAP_FAILED, "kit_guarded: cannot map %zu bytes", span + page);
+    cr_assert(mprotect(base + span, page, PROT_NONE) == 0, "kit_guarded: cannot protect the guard page");
+    char *p = base + span - bytes;
+    memcpy(p, src, bytes);
+    return p;
+}
+
+void kit_guarded_free(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    size_t page = (size_t)getpagesize(), span = (bytes + page - 1) / page * page;
+    munmap((char *)p + bytes - span, span + page);
 }
 
 int kit_quiet_begin(void)
@@ -645,6 +691,8 @@ int kit_capture_end(int saved, char *text, size_t len)
         last = ch;
     }
     lines += last != '\n';
+    if (len > 1 && got + 1 == len) /* perhaps cut short: it still ends as the output did (kit_expect_one_line) */
+        text[got - 1] = last == '\n' ? '\n' : text[got - 1] == '\n' ? ' ' : text[got - 1];
     if (len)
         text[got] = '\0';
     fclose(capture_file);
@@ -666,6 +714,10 @@ void kit_expect_one_line(int saved, int lines, const char *text, const char *cal
               "%s returned %s and wrote %d lines on stderr%s%s%s: lab.h asks for %s with a message of one line saying "
               "what was wrong (one fprintf(stderr, ...) ending in a newline)",
               call, returned, lines, lines ? " (\"" : "", one, lines ? "\")" : "", returned);
+    size_t n = strlen(text);
+    cr_assert(saved < 0 || n == 0 || text[n - 1] == '\n',
+              "%s returned %s and wrote its line on stderr without a newline at the end (\"%s\"): end the message "
+              "with \\n, so that the next line does not run on after it", call, returned, one);
 }
 
 /* ===== Waits, streams and threads (lab 10) ===== */
@@ -704,7 +756,7 @@ void kit_expect_no_device_sync(const xl_sync_rec *recs, int n, const char *call)
         if (r->kind == XL_SYNC_EVENT || !legacy(r->stream))
             continue;
         cr_fatal("%s: call %d of the %d that waited or ordered work was %s on %s (after %d copies and %d launches): "
-                 "%s. Use your loop's own streams, made with cudaStreamNonBlocking",
+                 "%s. Use your own streams, made with cudaStreamNonBlocking",
                  call, k + 1, n, xl_sync_name(r->kind),
                  stream_name(r->stream, name, sizeof name), r->copies_before, r->launches_before,
                  r->kind == XL_SYNC_STREAM ? "the legacy stream is tied to every blocking stream, so this waits "

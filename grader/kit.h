@@ -165,6 +165,13 @@ void kit_expect_no_heap_leak(int (*attempt)(void *ctx), void *ctx, const char *w
  * where the full attempt takes at most KIT_FAIL_PATH_MS, the one whose last create fails. what names the call.
  * Returns how many creates the full attempt made. */
 long kit_expect_create_failures(int (*attempt)(void *ctx), void *ctx, const char *what);
+/* Every attempt, failed or full, is also held to kit_expect_no_device_sync: a failure path that cleans up waits for
+ * nothing but its own work (a wait on a stream it never made is one on the legacy stream 0). */
+
+/* kit_expect_create_failures_said - kit_expect_create_failures of a create whose contract fails "with a message":
+ * each failed attempt must also write exactly one line on stderr (kit_expect_one_line), whichever create failed.
+ * attempt must not quiet stderr itself. */
+long kit_expect_create_failures_said(int (*attempt)(void *ctx), void *ctx, const char *what);
 
 /* kit_expect_failure_path_no_leak - kit_expect_no_heap_leak of attempt(ctx) with its create number fail_at + 1
  * failing as out of memory (kit_expect_create_failures checks the first and last paths so; a grader whose creates are
@@ -232,6 +239,14 @@ void kit_queue_busy_memset(cudaStream_t stream, uint64_t busy_ns, void *dev, int
  * runs after the copy, that is, on stream */
 void kit_queue_busy_copy(cudaStream_t stream, uint64_t busy_ns, void *dst, const void *src, size_t bytes);
 
+/* kit_guarded - a copy of the bytes at src (bytes >= 1) in memory of its own that ends right where an unreadable page
+ * begins: code that reads or writes past the end of an array it was handed crashes there, at once, instead of
+ * reading whatever lies beyond. Aligned as the end allows (bytes a multiple of 8: 8-byte aligned). Fails the test when
+ * it cannot be made. Release with kit_guarded_free. */
+void *kit_guarded(const void *src, size_t bytes);
+/* kit_guarded_free - releases what kit_guarded(p's source, bytes) gave; NULL does nothing */
+void kit_guarded_free(void *p, size_t bytes);
+
 /* kit_quiet_begin - sends this process's stderr to /dev/null until kit_quiet_end(returned value): around a call the
  * grader makes to fail on purpose (a bad path, too few points), so that the line the student's code rightly prints
  * there does not read as a problem in the grading's output. -1 when stderr could not be set aside (nothing then) */
@@ -285,12 +300,14 @@ int kit_dev_copies(const xl_peer_rec *peer, int n, const xl_copy_rec *copies, in
  * (nothing then; kit_capture_end(-1, ...) gives ""). */
 int kit_capture_begin(void);
 /* kit_capture_end - stderr back as it was before kit_capture_begin returned saved; what was written meanwhile into
- * text (len bytes, cut there, NUL-terminated); the number of lines it held (a last line without '\n' counts) */
+ * text (len bytes, cut there, NUL-terminated; its last character is '\n' exactly when the output's was); the number
+ * of lines it held (a last line without '\n' counts) */
 int kit_capture_end(int saved, char *text, size_t len);
 /* kit_expect_one_line - the rule of every contract that refuses or fails "with a message": fails unless a call that
  * returned returned ("NULL", "-1") wrote exactly one line on stderr, lines of them (kit_capture_end's), text (its
- * words, shown on one line in the message); call names the call, its arguments and why it returned that. Nothing is
- * judged when saved (kit_capture_begin's answer) is -1: stderr could not be captured. */
+ * words, shown on one line in the message), ended by a newline; call names the
+ * call, its arguments and why it returned that. Nothing is judged when saved (kit_capture_begin's answer) is -1:
+ * stderr could not be captured. */
 void kit_expect_one_line(int saved, int lines, const char *text, const char *call, const char *returned);
 
 /* ===== Waits, streams and threads (lab 10) ===== */

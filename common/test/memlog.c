@@ -1,4 +1,4 @@
-/* memlog.c - tests of common/memlog: every prefetch, advice and <<< >>> launch recorded in order while a record is
+/* memlog.c - tests of common/memlog: every prefetch, advice, memset and <<< >>> launch recorded in order while a record is
  * open, and an advice failing on demand (common/faults). Needs a GPU (skipped without); the prefetch tests need one
  * that can prefetch managed memory (cudaDevAttrConcurrentManagedAccess). */
 #include <criterion/criterion.h>
@@ -200,6 +200,33 @@ Test(memlog, an_armed_fault_fails_the_advice_as_out_of_memory)
                   r[1].result == cudaSuccess,
               "both recorded, the failed one with its error (got %d calls, %s)", n, cudaGetErrorName(r[0].result));
     cr_assert(cudaFree(m) == cudaSuccess);
+}
+
+Test(memlog, records_memsets_with_range_and_stream)
+{
+    device(0);
+    char *d;
+    size_t pitch = 0;
+    cudaStream_t s;
+    xl_mem_rec r[4];
+    cr_assert(cudaMallocPitch((void **)&d, &pitch, 1000, 8) == cudaSuccess);
+    cr_assert(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    cr_assert(cudaMemset(d, 1, 16) == cudaSuccess); /* before: not recorded */
+    xl_memlog_start(r, 4);
+    cr_assert(cudaMemset(d + 3, 0, 100) == cudaSuccess);
+    cr_assert(cudaMemsetAsync(d, 7, 200, s) == cudaSuccess);
+    cr_assert(cudaMemset2D(d, pitch, 0, 1000, 8) == cudaSuccess);
+    cr_assert(cudaMemset2DAsync(d, pitch, 0, 999, 7, s) == cudaSuccess);
+    int n = xl_memlog_stop();
+    cr_assert(cudaStreamSynchronize(s) == cudaSuccess);
+    cr_assert(n == 4, "4 memsets while open, counted %d", n);
+    for (int k = 0; k < 4; k++)
+        cr_assert(r[k].kind == XL_MEM_SET && r[k].result == cudaSuccess, "record %d is a memset that worked", k);
+    cr_assert(r[0].ptr == d + 3 && r[0].bytes == 100 && r[0].stream == NULL, "cudaMemset's range, no stream");
+    cr_assert(r[1].ptr == d && r[1].bytes == 200 && r[1].stream == s, "cudaMemsetAsync's range and stream");
+    cr_assert(r[2].bytes == pitch * 8 && r[3].bytes == pitch * 7 && r[3].stream == s, "2D: pitch x height bytes");
+    cr_assert(strcmp(xl_mem_kind_name(XL_MEM_SET), "memset") == 0);
+    cr_assert(cudaStreamDestroy(s) == cudaSuccess && cudaFree(d) == cudaSuccess);
 }
 
 #if CUDART_VERSION >= 12020 && CUDART_VERSION < 13000

@@ -217,8 +217,9 @@ def make_template(out, isolated):
     shutil.copytree(KIT, tpl, ignore=ignore, symlinks=True)
     for part in ('obj', 'lib', 'criterion'):
         src = os.path.join(KIT, 'build', part)
-        if os.path.isdir(src):
-            shutil.copytree(src, os.path.join(tpl, 'build', part), symlinks=True)
+        if os.path.isdir(src):  # not the planted mutants' objects (build/obj/mutants): no submission links them
+            shutil.copytree(src, os.path.join(tpl, 'build', part), symlinks=True,
+                            ignore=lambda d, n, top=src: ['mutants'] if d == top else [])
     if isolated:
         os.chmod(out, 0o755)
     return tpl
