@@ -64,6 +64,8 @@ XL_LAB("01", "pageable-copy");
 #define NARROW_HOLD_NS 2000000000ull /* a kernel on a non-blocking stream, ended by the grader once lab_copy returns */
 #define BAND_BUSY_NS 2000000ull    /* and 2 ms ahead of each larger one (kept short: other tests time beside them) */
 #define STALE_BYTE 0x5A            /* what work queued ahead writes: neither the poison nor the data */
+#define D2H_HOLD_NS 150000000ull  /* the legacy stream held 150 ms ahead of a D2H sweep's first copy, while the
+                                    * grader looks at its destination's pages */
 #define LOG_MAX (1 << 14)          /* copies recorded per checked sweep */
 #define SYNC_MAX (1 << 14)         /* waits and event records recorded per checked sweep */
 
@@ -108,6 +110,13 @@ static void scripted_work(cudaStream_t s, void *ctx)
     sc->calls++;
     sc->other_stream += s != sc->want;
     xl_delay(s, (uint64_t)(ms * 1e6));
+}
+
+/* empty_work - lab_work_fn: enqueues nothing; counts its calls in *(int *)ctx */
+static void empty_work(cudaStream_t s, void *ctx)
+{
+    (void)s;
+    (*(int *)ctx)++;
 }
 
 /* expect_own_stream - every call of the work was given the caller's stream */
@@ -534,6 +543,17 @@ XL_TEST(timer, median_after_warmup, 5, XL_TIMED,
                    "lab_time_gpu(warmup %d, reps 1024) of a 0.02 ms operation reported a median of %.4f ms: need one "
                    "well under %.0f ms",
                    w, you.median_ms, TINY_MEDIAN_MAX_MS);
+    /* an operation that enqueues nothing: each run is its stop event's time less its start event's, nothing taken
+     * off, so no time is below 0 (a "timer overhead" measured once and subtracted makes about half of them so) */
+    int empty_calls = 0;
+    xl_timing none = {0};
+    xl_expect_ok(lab_time_gpu(empty_work, &empty_calls, s, 1, 1024, &none), "lab_time_gpu");
+    cr_assert(empty_calls == 1025 && none.reps == 1024 && none.min_ms >= 0 && none.min_ms <= none.median_ms &&
+                  none.median_ms <= none.max_ms,
+              "lab_time_gpu(warmup 1, reps 1024) of an operation that enqueues nothing called it %d times (need 1025) "
+              "and reported reps %d, min %.6f, median %.6f, max %.6f ms: need 0 <= min <= median <= max. Each run's "
+              "time is its stop event's less its start event's (cudaEventElapsedTime), nothing subtracted (lab.h)",
+              empty_calls, none.reps, none.min_ms, none.median_ms, none.max_ms);
     XL_CHECK(cudaStreamSynchronize(s));
     kit_expect_released(before, "lab_time_gpu (reps 1024)");
     /* repeated, a call must not grow the host heap: memory it allocates (for the samples, say) is freed */
@@ -844,6 +864,13 @@ XL_TEST(copy, edge_cases, 5, XL_GPU, "lab_copy: 0 bytes does nothing; NULL buffe
         int bad[3] = {-1, 2, (int)kit_rand_int(3, 1000)};
         for (int i = 0; i < 3; i++)
             expect_copy_rc(to, from, n, (lab_dir)bad[i], -1, "the direction must be LAB_H2D or LAB_D2H");
+        /* and 0 bytes with each bad direction: lab.h's first rule, before the others (nothing to copy: 0) */
+        const char *zero_dir = "0 bytes does nothing and returns 0, whatever dst, src and dir: check bytes == 0 "
+                               "before the direction";
+        for (int i = 0; i < 3; i++) {
+            expect_copy_rc(to, from, 0, (lab_dir)bad[i], 0, zero_dir);
+            expect_copy_rc(NULL, NULL, 0, (lab_dir)bad[i], 0, zero_dir);
+        }
     }
     kit_expect_released(before, "lab_copy's refused and 0-byte calls");
     kit_expect_dev_bytes(dev, src, 0, 64, "lab_copy's refused and 0-byte calls into device memory");
@@ -1056,19 +1083,35 @@ static int pagemap_tells(void)
 }
 
 /* A thread that watches a host to device sweep: once it has made two copies, it reads the pagemap of the first
- * one's source (the sweep's host buffer, still allocated: the sweep goes on). */
+ * one's source (the sweep's host buffer, still allocated: the sweep goes on). Device to host (d2h), once the first
+ * copy is asked for, if it is the first size's warm-up (first_bytes, in one copy), it counts the pages of its
+ * destination already in memory: the copy waits behind the kit's work on the legacy stream meanwhile, so a buffer
+ * never written shows its pages missing. */
 typedef struct {
     const xl_copy_rec *recs;
     volatile int stop;
     int seen;              /* 1 once it looked */
-    long present, shared;  /* of the first copy's source pages */
+    long present, shared;  /* of the first copy's source pages (d2h: destination pages) */
     size_t bytes;
+    int d2h;
+    size_t first_bytes;
 } source_watch;
 
 /* watch_source - source_watch's thread (no assert here: it runs beside the test's thread) */
 static void *watch_source(void *arg)
 {
     source_watch *w = arg;
+    while (!w->stop && w->d2h) {
+        if (xl_copylog_count() >= 1) {
+            if (xl_copy_dir(&w->recs[0]) == cudaMemcpyDeviceToHost && w->recs[0].bytes == w->first_bytes) {
+                w->bytes = w->recs[0].bytes;
+                w->shared = shared_pages(w->recs[0].dst, w->bytes, &w->present);
+                w->seen = 1;
+            }
+            return NULL;
+        }
+        usleep(50);
+    }
     while (!w->stop) {
         if (xl_copylog_count() >= 2) {
             if (xl_copy_dir(&w->recs[0]) == cudaMemcpyHostToDevice) {
@@ -1121,12 +1164,16 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
     int saved = want_n < 0 ? kit_capture_begin() : -1; /* a refusal's line: counted, not shown */
     /* host to device from fresh pages (past 32 MiB, mmap'd): watch that the source pages were written, not only read
      * (a page only read maps the shared zero page: the copies would read zeros from one cached page) */
-    source_watch watch = {.recs = recs};
+    /* device to host into fresh pages: watch that the destination was written before the first copy (held up
+     * D2H_HOLD_NS behind the kit's work on the legacy stream, where lab_copy runs, while the watcher looks) */
+    source_watch watch = {.recs = recs, .d2h = dir == LAB_D2H, .first_bytes = min};
     pthread_t watcher;
-    int watching = dir == LAB_H2D && want_n > 0 && min > ((size_t)32 << 20) && pagemap_tells();
+    int watching = want_n > 0 && min > ((size_t)32 << 20) && pagemap_tells();
     xl_copylog_start(recs, LOG_MAX);
     xl_synclog_start(syncs, SYNC_MAX);
     watching = watching && pthread_create(&watcher, NULL, watch_source, &watch) == 0; /* after the start: a fresh count */
+    if (watching && dir == LAB_D2H)
+        xl_delay(0, D2H_HOLD_NS);
     int n = lab_sweep(dir, min, max, reps, out, max_points);
     int nsync = xl_synclog_stop();
     int nrec = xl_copylog_stop();
@@ -1179,7 +1226,14 @@ static void expect_sweep(lab_dir dir, size_t min, size_t max, int reps, int max_
               "lab_time_gpu on stream 0, an event before and one after it (at least %d in all)",
               call, records, n, reps, n * (reps + 1));
     kit_expect_sources_written(recs, nrec, call);
-    cr_assert(watching == 0 || watch.seen == 0 || watch.shared < 0 || watch.present < 16 || 2 * watch.shared <= watch.present,
+    long pages = (long)(watch.bytes / 4096);
+    cr_assert(watching == 0 || dir == LAB_H2D || watch.seen == 0 || watch.shared < 0 || 2 * watch.present >= pages,
+              "%s: when its first copy (the first size's warm-up, %zu bytes device to host) was asked for, only %ld of "
+              "the %ld pages of its destination had ever been written: the copies themselves then fault the host "
+              "buffer's fresh pages in, and the time counts it. lab.h: the host memory holds data, written before "
+              "timing, in both directions: fill the host buffer (memset) before timing a device to host sweep too",
+              call, watch.bytes, watch.present, pages);
+    cr_assert(watching == 0 || dir == LAB_D2H || watch.seen == 0 || watch.shared < 0 || watch.present < 16 || 2 * watch.shared <= watch.present,
               "%s: %ld of the %ld pages of its first copy's source (%zu bytes of its host buffer) were never written, "
               "only read: such a page maps the kernel's shared zero page, so the copies read zeros from one cached "
               "page, faster than data. Fill the host buffer by writing it (memset) before timing",
@@ -1262,6 +1316,8 @@ static void expect_sweep_shapes(void)
     /* sizes past malloc's largest reuse threshold (32 MiB): the host buffer is fresh pages, never touched before */
     min = odd_size(33 << 20, 40 << 20);
     expect_sweep(LAB_H2D, min, min << 1, 1, 2, 2, NULL);
+    size_t min_d2h = odd_size(33 << 20, 40 << 20); /* device to host into fresh pages: written before timing too */
+    expect_sweep(LAB_D2H, min_d2h, min_d2h << 1, 1, 2, 2, NULL);
     expect_sweep(LAB_H2D, min, min - 1, 3, 8, -1, "max_bytes is below min_bytes");
     expect_sweep(LAB_D2H, min + 1, min, 3, 8, -1, "max_bytes is below min_bytes"); /* and a min of the other parity */
     expect_sweep(LAB_D2H, 0, SWEEP_MAX, 3, 25, -1, "min_bytes is 0");
@@ -1472,8 +1528,10 @@ static void expect_csv(int n, int existed)
     memcpy(keep_h2d, h2d, n * sizeof *h2d);
     memcpy(keep_d2h, d2h, n * sizeof *d2h);
     int fds = open_fds();
-    int rc = lab_write_csv(path, h2d, d2h, n);
-    snprintf(call, sizeof call, "lab_write_csv(path, h2d, d2h, %d), returning %d,", n, rc);
+    /* no points: no point is read, so the arrays may be NULL (lab.h); the header alone */
+    int rc = n == 0 ? lab_write_csv(path, NULL, NULL, 0) : lab_write_csv(path, h2d, d2h, n);
+    snprintf(call, sizeof call, "lab_write_csv(path, %s, %d), returning %d,", n == 0 ? "NULL, NULL" : "h2d, d2h", n,
+             rc);
     FILE *f = fopen(path, "r");
     int written = f != NULL;
     while (f && nlines < maxlines && fgets(lines[nlines], CSV_LINE, f))
@@ -1485,8 +1543,9 @@ static void expect_csv(int n, int existed)
     expect_fds_closed(fds, call); /* the grader's own reading of the file is closed by now */
     kit_expect_unchanged(h2d, keep_h2d, n, sizeof *h2d, call, "points");
     kit_expect_unchanged(d2h, keep_d2h, n, sizeof *d2h, call, "points");
-    cr_assert(rc == 0, "lab_write_csv(path, h2d, d2h, n = %d) returned %d: it returns -1 only when the file cannot be "
-              "written%s", n, rc, n == 0 ? " (no points: the header alone)" : "");
+    cr_assert(rc == 0, "lab_write_csv(path, %s, n = %d) returned %d: it returns -1 only when the file cannot be "
+              "written%s", n == 0 ? "NULL, NULL" : "h2d, d2h", n, rc,
+              n == 0 ? " (no points: the header alone; with n == 0 no point is read, so the arrays may be NULL)" : "");
     cr_assert(written, "lab_write_csv returned 0 but %s does not exist", path);
     const char *again = existed ? "; the file existed before the call, with other lines: write it anew (fopen "
                                   "mode \"w\"), keeping none of them" : "";
@@ -1772,6 +1831,12 @@ XL_TEST(fit, synthetic, 5, XL_CPU,
     shuffle_points(p, n - 1);
     p[n - 1] = p[0];
     expect_exact_fit(p, n, l_us, b_gbps, "in no order of size, the first and the last of one size");
+    /* a point of 0 bytes is a point like any other: its time is L itself (lab.h refuses only times, not sizes) */
+    n = (int)kit_rand_int(2, 17);
+    model_points(p, n - 1, l_us, b_gbps, (double)(1u << 28));
+    model_point(&p[n - 1], 0, l_us, b_gbps);
+    shuffle_points(p, n);
+    expect_exact_fit(p, n, l_us, b_gbps, "one of them of 0 bytes, whose time is the latency itself: a valid point");
     int many = (int)kit_rand_int(65, 3000);
     lab_point *big = malloc(many * sizeof *big);
     cr_assert(big != NULL, "the grader is out of host memory");

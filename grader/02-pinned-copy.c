@@ -25,6 +25,7 @@
 #include "common/memacct.h"
 #include "common/timing.h"
 #include "grader/grade.h"
+#include "grader/hostwatch.h"
 #include "grader/kit.h"
 #include "labs/02-pinned-copy/lab.h"
 
@@ -806,6 +807,36 @@ XL_TEST(copy, beats_pageable, 5, XL_TIMED,
 
 /* ===== Part C: the pool ===== */
 
+/* pool_get - lab_pool_get(pool) with this thread's host allocations watched, every one of them made to fail: fails
+ * the test, naming call (what came before), when lab_pool_get allocated (lab.h: it never allocates; a free list built
+ * on the first get would also hand out NULL when memory is short, with every buffer free) */
+static unsigned char *pool_get(lab_pool *pool, const char *call)
+{
+    hostwatch_begin(1, 0);
+    unsigned char *buf = lab_pool_get(pool);
+    hostwatch_end();
+    cr_assert(hostwatch_fired() == 0 && hostwatch_largest() == 0,
+              "lab_pool_get (after %s) allocated host memory (malloc, calloc or new): lab.h says lab_pool_get never "
+              "allocates; make everything the pool needs (its list of free buffers too) in lab_pool_create",
+              call);
+    return buf;
+}
+
+/* pool_tag - what the grader writes into buffer i of a pool: never 0 (nor what a cleared buffer holds) */
+static unsigned char pool_tag(int i)
+{
+    return (unsigned char)(1 + i % 250);
+}
+
+/* all_are - 1 when every one of the bytes at p is v */
+static int all_are(const unsigned char *p, size_t bytes, unsigned char v)
+{
+    for (size_t k = 0; k < bytes; k++)
+        if (p[k] != v)
+            return 0;
+    return 1;
+}
+
 /* expect_pool - a pool of count buffers of bytes: lab_pool_get hands out count distinct buffers, each page-locked
  * over all its bytes, not write-combined and writable, without allocating, then NULL; what is put back comes out
  * again */
@@ -820,7 +851,7 @@ static void expect_pool(size_t bytes, int count)
     cr_assert(p != NULL, "%s returned NULL", call);
     kit_held made = kit_held_now();
     for (int i = 0; i < count; i++) {
-        b[i] = lab_pool_get(p);
+        b[i] = pool_get(p, call);
         cr_assert(b[i] != NULL, "%s: lab_pool_get number %d of %d returned NULL", call, i + 1, count);
         cr_assert(kit_is_pinned(b[i]) && kit_is_pinned(b[i] + bytes - 1),
                   "%s: lab_pool_get number %d handed out memory that is not page-locked over its %zu bytes: pool "
@@ -832,14 +863,15 @@ static void expect_pool(size_t bytes, int count)
             twice = b[i] == b[j] ? j : twice;
         cr_assert(twice < 0, "%s: lab_pool_get handed out the same buffer twice (gets %d and %d)", call, twice + 1,
                   i + 1);
-        memset(b[i], i + 1, bytes);
+        memset(b[i], pool_tag(i), bytes);
     }
     for (int i = 0; i < count; i++)
-        cr_assert(b[i][0] == (unsigned char)(i + 1) && b[i][bytes - 1] == (unsigned char)(i + 1),
+        cr_assert(all_are(b[i], bytes, pool_tag(i)),
                   "%s: the buffers overlap: after all %d were filled, %zu bytes each, buffer %d no longer holds what "
                   "was written into it (each buffer needs bytes of its own)",
                   call, count, bytes, i + 1);
-    cr_assert(lab_pool_get(p) == NULL, "%s: all %d buffers are in use, so lab_pool_get must return NULL", call, count);
+    cr_assert(pool_get(p, call) == NULL, "%s: all %d buffers are in use, so lab_pool_get must return NULL", call,
+              count);
     kit_held now = kit_held_now();
     cr_assert(now.pinned.allocations == made.pinned.allocations &&
                   now.pinned.registrations == made.pinned.registrations &&
@@ -860,18 +892,25 @@ static void expect_pool(size_t bytes, int count)
     for (int i = 0; i < k; i++)
         lab_pool_put(p, b[order[i]]);
     for (int i = 0; i < k; i++) {
-        int given = 0;
-        got[i] = lab_pool_get(p);
+        int given = 0, was = -1; /* the buffer got[i] is */
+        got[i] = pool_get(p, call);
         for (int j = 0; j < k; j++)
             given |= got[i] == b[order[j]];
+        for (int j = 0; j < count; j++)
+            was = got[i] == b[j] ? j : was;
         for (int j = 0; j < i; j++)
             given &= got[i] != got[j];
         cr_assert(got[i] != NULL && given,
                   "%s: after %d of its buffers were given back with lab_pool_put, lab_pool_get number %d returned %s, "
                   "not one of those (each once)",
                   call, k, i + 1, got[i] ? "another buffer" : "NULL");
+        cr_assert(all_are(got[i], bytes, pool_tag(was)),
+                  "%s: a buffer given back with lab_pool_put and handed out again by lab_pool_get no longer holds "
+                  "what was written into it (%zu bytes of 0x%02x): lab.h says its contents are whatever was last "
+                  "written to it (lab_pool_get neither clears nor fills it)",
+                  call, bytes, pool_tag(was));
     }
-    cr_assert(lab_pool_get(p) == NULL, "%s: %d buffers given back and %d taken again: lab_pool_get must return NULL",
+    cr_assert(pool_get(p, call) == NULL, "%s: %d buffers given back and %d taken again: lab_pool_get must return NULL",
               call, k, k);
     for (int i = 0; i < count; i++)
         lab_pool_put(p, b[i]);
@@ -932,7 +971,7 @@ static void expect_two_pools(int same)
     cr_assert(p[0] != NULL && p[1] != NULL, "%s: a create returned NULL", what);
     for (int k = 0; got[0] < count[0] || got[1] < count[1]; k++) { /* from each pool in turn */
         int w = got[k % 2] < count[k % 2] ? k % 2 : !(k % 2);
-        unsigned char *x = lab_pool_get(p[w]);
+        unsigned char *x = pool_get(p[w], what);
         cr_assert(x != NULL,
                   "%s, taking from each in turn: lab_pool_get number %d of pool %d returned NULL (each pool has "
                   "buffers of its own, none shared with the other)",
@@ -943,11 +982,11 @@ static void expect_two_pools(int same)
                           "%s, taking from each in turn: lab_pool_get of pool %d handed out buffer %d of pool %d "
                           "again: each pool has buffers of its own",
                           what, w + 1, i + 1, v + 1);
-        memset(x, 16 * w + got[w] + 1, bytes[w]);
+        memset(x, pool_tag(16 * w + got[w]), bytes[w]);
         b[w][got[w]++] = x;
     }
     for (int w = 0; w < 2; w++)
-        cr_assert(lab_pool_get(p[w]) == NULL, "%s: all %d buffers of pool %d are taken, so its lab_pool_get must "
+        cr_assert(pool_get(p[w], what) == NULL, "%s: all %d buffers of pool %d are taken, so its lab_pool_get must "
                   "return NULL", what, count[w], w + 1);
     lab_pool_put(p[kept], b[kept][0]);
     lab_pool_put(p[gone], b[gone][0]);
@@ -956,18 +995,21 @@ static void expect_two_pools(int same)
              "lab_pool_create(%zu, %d) and lab_pool_create(%zu, %d), both alive, then pool %d destroyed", bytes[0],
              count[0], bytes[1], count[1], gone + 1);
     for (int i = 0; i < count[kept]; i++) {
-        unsigned char *x = b[kept][i], tag = (unsigned char)(16 * kept + i + 1);
+        unsigned char *x = b[kept][i], tag = pool_tag(16 * kept + i);
         cr_assert(kit_is_pinned(x) && kit_is_pinned(x + bytes[kept] - 1),
                   "%s: buffer %d of pool %d is no longer pinned memory: destroy frees its own pool's buffers only",
                   what, i + 1, kept + 1);
-        cr_assert(x[0] == tag && x[bytes[kept] - 1] == tag,
+        cr_assert(all_are(x, bytes[kept], tag),
                   "%s: buffer %d of pool %d no longer holds what was written into it", what, i + 1, kept + 1);
     }
-    unsigned char *again = lab_pool_get(p[kept]);
+    unsigned char *again = pool_get(p[kept], what);
     cr_assert(again == b[kept][0],
               "%s: lab_pool_get of pool %d returned %s, not the one buffer given back to it", what, kept + 1,
               again ? "another buffer" : "NULL");
-    cr_assert(lab_pool_get(p[kept]) == NULL, "%s: every buffer of pool %d is taken again, so its lab_pool_get must "
+    cr_assert(all_are(again, bytes[kept], pool_tag(16 * kept)),
+              "%s: the buffer given back to pool %d and handed out again no longer holds what was written into it: "
+              "lab.h says its contents are whatever was last written to it", what, kept + 1);
+    cr_assert(pool_get(p[kept], what) == NULL, "%s: every buffer of pool %d is taken again, so its lab_pool_get must "
               "return NULL", what, kept + 1);
     lab_pool_destroy(p[kept]);
     strncat(what, ", then the other", sizeof what - strlen(what) - 1);
@@ -1002,7 +1044,7 @@ static void expect_big_pool(void)
                 cudaGetErrorString(e));
         return;
     }
-    unsigned char *b[2] = {lab_pool_get(p), lab_pool_get(p)};
+    unsigned char *b[2] = {pool_get(p, call), pool_get(p, call)};
     for (int i = 0; i < 2; i++) {
         cr_assert(b[i] != NULL, "%s: lab_pool_get number %d of 2 returned NULL", call, i + 1);
         cr_assert(kit_is_pinned(b[i]) && kit_is_pinned(b[i] + bytes - 1),
@@ -1014,7 +1056,7 @@ static void expect_big_pool(void)
     for (int i = 0; i < 2; i++)
         cr_assert(b[i][0] == (unsigned char)(i + 1) && b[i][bytes - 1] == (unsigned char)(i + 3),
                   "%s: the buffers overlap: buffer %d no longer holds what was written at its ends", call, i + 1);
-    cr_assert(lab_pool_get(p) == NULL, "%s: both buffers are in use, so lab_pool_get must return NULL", call);
+    cr_assert(pool_get(p, call) == NULL, "%s: both buffers are in use, so lab_pool_get must return NULL", call);
     lab_pool_destroy(p);
     snprintf(call, sizeof call, "lab_pool_create(%zu, 2) and lab_pool_destroy", bytes);
     kit_expect_released(before, call);
@@ -1022,7 +1064,8 @@ static void expect_big_pool(void)
 
 XL_TEST(pool, buffers, 10, XL_GPU,
         "the pool hands out exactly count ordinary pinned buffers of bytes each, for any count (up to 300 here) and "
-        "bytes (past 1 GiB, 2 GiB in all, too), reuses what is put back, and never allocates; two pools alive at "
+        "bytes (past 1 GiB, 2 GiB in all, too), reuses what is put back (its contents kept), and never allocates; "
+        "two pools alive at "
         "once, of one shape too, each keep their own buffers; "
         "a refused create (count < 1, bytes 0 or SIZE_MAX) says one line and holds nothing", 15)
 {
@@ -1343,7 +1386,7 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, unsigned 
                          const char *call)
 {
     for (int i = 0; i < count; i++) {
-        b[i] = lab_pool_get(pool);
+        b[i] = pool_get(pool, call);
         cr_assert(b[i] != NULL,
                   "after %s, lab_pool_get gave %d of the %d buffers that must be free and then NULL: every buffer "
                   "the caller has not taken must be free again (a loop gives back every buffer it takes with "
@@ -1355,7 +1398,7 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, unsigned 
                       "back only the buffers it took itself, and those the caller took stay taken",
                       call, i + 1);
     }
-    unsigned char *more = lab_pool_get(pool);
+    unsigned char *more = pool_get(pool, call);
     if (more)
         lab_pool_put(pool, more);
     cr_assert(more == NULL,
@@ -1366,20 +1409,21 @@ static void pool_buffers(lab_pool *pool, int count, unsigned char **b, unsigned 
         lab_pool_put(pool, b[i]);
 }
 
-/* One lab_loop_pooled through a pool with no free buffer, for kit_expect_no_heap_leak. */
+/* One loop for kit_expect_no_heap_leak: lab_loop_pooled through pool (NULL: lab_loop_naive), n batches of bytes
+ * to dev on s. */
 typedef struct {
-    lab_pool *pool;
+    lab_pool *pool; /* NULL: the naive loop */
     void *dev;
     size_t bytes;
     int n;
     cudaStream_t s;
-} pooled_none_args;
+} loop_again_args;
 
 /* pooled_none_again - kit_expect_no_heap_leak's attempt: the call a describes, which must return -1 having produced
  * nothing */
 static int pooled_none_again(void *ctx)
 {
-    const pooled_none_args *a = ctx;
+    const loop_again_args *a = ctx;
     produce_ctx pc = {.seed = 1, .stamps_only = 1, .bytes = a->bytes};
     int rc = lab_loop_pooled(a->pool, a->dev, a->bytes, a->n, produce, &pc, a->s);
     return rc == -1 && pc.produced == 0 ? 0 : -1;
@@ -1406,7 +1450,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
     cr_assert(pool != NULL, "lab_pool_create(%zu, %d) returned NULL", pool_bytes, count);
     pool_buffers(pool, count, bufs, NULL, 0, "lab_pool_create");
     for (int j = 0; j < taken; j++) {
-        held[j] = lab_pool_get(pool);
+        held[j] = pool_get(pool, "lab_pool_create");
         cr_assert(held[j] != NULL, "lab_pool_create(%zu, %d): lab_pool_get number %d returned NULL", pool_bytes,
                   count, j + 1);
         memset(held[j], 0xC0 + j, pool_bytes);
@@ -1436,7 +1480,7 @@ static void expect_pooled(cudaStream_t s, size_t bytes, int count, int taken, in
         cr_assert(err == cudaSuccess, "%s left a CUDA error pending (%s)", call, cudaGetErrorString(err));
         expect_said(1, call);
         kit_expect_released(before, call);
-        pooled_none_args a = {pool, dev, bytes, n, s};
+        loop_again_args a = {pool, dev, bytes, n, s};
         kit_expect_no_heap_leak(pooled_none_again, &a, call, "a call that returns -1 frees everything it allocated");
     } else {
         xl_expect_ok(rc, "lab_loop_pooled");
@@ -1527,7 +1571,7 @@ static void expect_null_dev(cudaStream_t s)
             a.pool = lab_pool_create(a.bytes, count);
             cr_assert(a.pool != NULL, "lab_pool_create(%zu, %d) returned NULL", a.bytes, count);
             for (int j = 0; j < taken; j++) {
-                held[j] = lab_pool_get(a.pool);
+                held[j] = pool_get(a.pool, "lab_pool_create");
                 cr_assert(held[j] != NULL, "lab_pool_create(%zu, %d): lab_pool_get number %d returned NULL", a.bytes,
                           count, j + 1);
             }
@@ -1566,6 +1610,65 @@ static void expect_null_dev(cudaStream_t s)
             pool_buffers(a.pool, count - taken, bufs, held, taken, call);
         lab_pool_destroy(a.pool);
     }
+}
+
+/* loop_again - kit_expect_no_heap_leak's attempt: the loop a describes, which must return 0 having produced every
+ * batch */
+static int loop_again(void *ctx)
+{
+    const loop_again_args *a = ctx;
+    produce_ctx pc = {.seed = 1, .stamps_only = 1, .bytes = a->bytes};
+    int rc = a->pool ? lab_loop_pooled(a->pool, a->dev, a->bytes, a->n, produce, &pc, a->s)
+                     : lab_loop_naive(a->dev, a->bytes, a->n, produce, &pc, a->s);
+    return rc == 0 && pc.produced == a->n && pc.wrong[0] == 0 ? 0 : -1;
+}
+
+/* pool_cycle_again - kit_expect_no_heap_leak's attempt: every free buffer of the pool taken (lab_pool_get), then
+ * all given back (lab_pool_put) */
+static int pool_cycle_again(void *ctx)
+{
+    lab_pool *pool = ((const loop_again_args *)ctx)->pool;
+    void *b[8];
+    int k = 0;
+    while (k < 8 && (b[k] = lab_pool_get(pool)) != NULL)
+        k++;
+    while (k > 0)
+        lab_pool_put(pool, b[--k]);
+    return 0;
+}
+
+/* expect_loops_no_heap_leak - successful calls repeated: lab_loop_naive, lab_pool_get/lab_pool_put of every free
+ * buffer, and lab_loop_pooled (the caller holding some of the pool's buffers, or none) grow no host heap; afterwards
+ * the pool has its free buffers, and only those, free */
+static void expect_loops_no_heap_leak(cudaStream_t s)
+{
+    char call[224];
+    int count = (int)kit_rand_int(1, 4), taken = (int)kit_rand_int(0, count - 1);
+    loop_again_args a = {NULL, NULL, (size_t)kit_rand_int(1, 1 << 16), (int)kit_rand_int(1, 4), s};
+    unsigned char *bufs[4], *held[4] = {NULL, NULL, NULL, NULL};
+    a.dev = kit_dev_alloc((size_t)a.n * a.bytes);
+    snprintf(call, sizeof call, "lab_loop_naive(bytes %zu, n %d), which returns 0,", a.bytes, a.n);
+    kit_expect_no_heap_leak(loop_again, &a, call, "free everything a successful call allocates before it returns");
+    a.pool = lab_pool_create(a.bytes, count);
+    cr_assert(a.pool != NULL, "lab_pool_create(%zu, %d) returned NULL", a.bytes, count);
+    for (int j = 0; j < taken; j++) {
+        held[j] = pool_get(a.pool, "lab_pool_create");
+        cr_assert(held[j] != NULL, "lab_pool_create(%zu, %d): lab_pool_get number %d returned NULL", a.bytes, count,
+                  j + 1);
+    }
+    snprintf(call, sizeof call, "lab_pool_get of every free buffer of a pool of %d (%d taken by the caller), then "
+             "lab_pool_put of each,", count, taken);
+    kit_expect_no_heap_leak(pool_cycle_again, &a, call, "lab_pool_get and lab_pool_put allocate nothing");
+    snprintf(call, sizeof call, "lab_loop_pooled(a pool of %d buffers of %zu bytes, %d taken by the caller, bytes %zu, "
+             "n %d), which returns 0,", count, a.bytes, taken, a.bytes, a.n);
+    kit_expect_no_heap_leak(loop_again, &a, call,
+                            "free everything a successful call allocates before it returns (the normal return too, "
+                            "not only the -1 paths)");
+    pool_buffers(a.pool, count - taken, bufs, held, taken, call);
+    for (int j = 0; j < taken; j++)
+        lab_pool_put(a.pool, held[j]);
+    lab_pool_destroy(a.pool);
+    XL_CHECK(cudaFree(a.dev));
 }
 
 /* null_ctx_target - where produce_null_ctx sends its batches; null_ctx_seen counts the calls given a ctx not NULL */
@@ -1635,8 +1738,16 @@ XL_TEST(pool, loops_exact, 5, XL_GPU,
         expect_naive(default_streams[d], bytes, (int)kit_rand_int(1, 3), 1);
         expect_pooled(default_streams[d], bytes, few, 0, few + (int)kit_rand_int(0, 2), 1);
     }
+    expect_pooled(s, bytes, 1, 0, (int)kit_rand_int(2, 4), 1);            /* one buffer, free: enough for any n */
+    taken = (int)kit_rand_int(1, 4);                                     /* one free, the caller holding the rest */
+    expect_pooled(s, bytes, taken + 1, taken, (int)kit_rand_int(2, 4), 0);
+    int lots = (int)kit_rand_int(10, 40); /* more free buffers than a small fixed table of the loop's holds */
+    expect_pooled(s, bytes, lots, 0, (int)kit_rand_int(1, lots + 3), 1);
+    taken = (int)kit_rand_int(1, lots - 9);
+    expect_pooled(s, bytes, lots, taken, (int)kit_rand_int(1, lots + 3), 0);
     expect_null_dev(s);
     expect_null_ctx(s);
+    expect_loops_no_heap_leak(s);
     expect_pooled_far(s);
 }
 

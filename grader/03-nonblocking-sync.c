@@ -41,6 +41,9 @@ XL_LAB("03", "nonblocking-sync");
 #define GPU_WORK_BYTE 0xC3       /* what gpu_work(i) writes into batch i's destination: its copy must overwrite it */
 #define SEND_MAX_BATCHES 12
 #define SEND_MAX_BYTES ((2u << 20) + 1)
+#define SEND_BIG_MIN (((size_t)4 << 20) + 1) /* once, 2 to 4 batches past 4 MiB: no size takes another path */
+#define SEND_BIG_MAX (((size_t)6 << 20) + 1)
+#define SEND_BIG_BATCHES 4
 #define SEND_MANY_MIN 1100       /* once, thousands of batches of at most 1 KiB: past any array of 1024 */
 #define SEND_MANY_MAX 4000
 #define BIG_BUFFER_MIN ((size_t)256 << 20) /* a fetch buffer past this is pinned too */
@@ -205,6 +208,24 @@ static void expect_events_released(kit_held before, const char *what)
               "calls may run at once, in several threads)", what, left);
 }
 
+/* ms_beside_blocking_busy - runs call(ctx) while an unrelated KIT_OTHER_NS kernel runs on a blocking stream
+ * (cudaStreamCreate's) and returns how long call took in ms; then waits for that kernel. For a call on
+ * cudaStreamPerThread, which waits for no blocking stream but the legacy one: a call that waits for its own work only
+ * takes a few ms, one that waits on the legacy stream 0 (an event recorded there, cudaMemcpy) or for the device waits
+ * for the kernel. */
+static double ms_beside_blocking_busy(void (*call)(void *ctx), void *ctx)
+{
+    cudaStream_t b;
+    XL_CHECK(cudaStreamCreate(&b));
+    xl_delay(b, KIT_OTHER_NS);
+    double t0 = xl_now_ms();
+    call(ctx);
+    double ms = xl_now_ms() - t0;
+    XL_CHECK(cudaStreamSynchronize(b));
+    XL_CHECK(cudaStreamDestroy(b));
+    return ms;
+}
+
 /* rand_bytes - a fresh size in [lo, hi] (lo >= 1), as likely in each power-of-two range as in any other: a few bytes
  * as often as megabytes */
 static size_t rand_bytes(size_t lo, size_t hi)
@@ -241,6 +262,7 @@ typedef struct {
     cudaError_t stream_at_host; /* cudaStreamQuery(stream) then: cudaErrorNotReady while the GPU still works */
     char order[64];       /* the callbacks' names in the order they ran, ", " between */
     struct together *meet; /* not NULL: host_work waits there while another thread's fetch runs (together_meet) */
+    struct together *consume_meet; /* not NULL: consume waits there while another thread's fetch runs */
     int in_thread;        /* 1: runs in a thread of a concurrent round: consume notes what it found in wrong */
     size_t wrong;         /* then 1 + the first wrong byte consume read (0: all right; SIZE_MAX: not job->host) */
     pthread_t caller;     /* the thread that calls lab_fetch: every callback runs on it */
@@ -359,6 +381,8 @@ static void fetch_consume(const void *host, size_t bytes, void *ctx)
             f->wrong = SIZE_MAX;
         else if (xl_compare(h, f->want, bytes, &bad) != 0)
             f->wrong = 1 + bad;
+        if (f->consume_meet) /* the other call's consume runs while this one's does */
+            together_meet(f->consume_meet);
         return;
     }
     if (f->rep)
@@ -603,12 +627,15 @@ static void fetch_in_thread_call(void *arg)
 }
 
 /* fetch_two_at_once - two fetches at once, each in a thread, on its own stream s[k] behind the caller's work: the
- * second from start to end while the first waits in host_work, its copy still 40 ms away. Both results arrive, and
- * neither call loses an event. */
-static void fetch_two_at_once(const cudaStream_t s[2])
+ * second from start to end while the first waits in host_work, its copy still 40 ms away (in_consume 0), or while the
+ * first waits in consume (in_consume 1: the two consumes run at once). Both results arrive, and are still in host
+ * after the calls, and neither call loses an event. */
+static void fetch_two_at_once(const cudaStream_t s[2], int in_consume)
 {
-    static const char *const what = "two lab_fetch calls at once, each in a thread with its own job and stream (the "
-                                    "second made and ended while the first waited in host_work)";
+    const char *const what = in_consume ? "two lab_fetch calls at once, each in a thread with its own job and stream "
+                                          "(the second made and ended while the first was in consume)"
+                                        : "two lab_fetch calls at once, each in a thread with its own job and stream "
+                                          "(the second made and ended while the first waited in host_work)";
     static xl_copy_rec recs[MAX_COPIES];
     struct together meet = TOGETHER_INIT;
     fetch_ctx f[2];
@@ -624,7 +651,10 @@ static void fetch_two_at_once(const cudaStream_t s[2])
         f[k].in_thread = 1;
         fetch_stale(&f[k]);
     }
-    f[0].meet = &meet;               /* host_work waits there while the second call runs, */
+    if (in_consume)                  /* consume waits there while the second call runs (its consume too), */
+        f[0].consume_meet = &meet;
+    else                             /* host_work waits there while the second call runs, */
+        f[0].meet = &meet;
     xl_delay(s[0], 4 * DELAY_NS);    /* and the first call's copy lands 40 ms after the second's */
     for (int k = 0; k < 2; k++)      /* queued once nothing more waits for the device */
         fetch_queue_input(&f[k]);
@@ -652,6 +682,9 @@ static void fetch_two_at_once(const cudaStream_t s[2])
                   "in a static or global one (lab.h: calls may run at once)",
                   what, k ? "second" : "first", bad, f[k].bytes, ((const unsigned char *)t[k].job.host)[bad],
                   f[k].want[bad]);
+        cr_assert(xl_compare(t[k].job.host, f[k].want, f[k].bytes, &bad) == 0, "%s: after the %s call returned, "
+                  "byte %zu of its job->host (%zu bytes) no longer held the result: lab.h: only the copy writes host, "
+                  "and the result stays there for the caller", what, k ? "second" : "first", bad, f[k].bytes);
         lab_fetch_buffer_free(t[k].job.host);
         fetch_teardown(&f[k]);
     }
@@ -704,7 +737,8 @@ static void fetch_waits_apart(const cudaStream_t s[2])
 XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         "lab_fetch: consume sees the whole result, 20 times, 0 bytes to 64 MiB (some random), behind 10 ms of work on "
         "job->stream (the legacy stream 0 and cudaStreamPerThread once each), ctx NULL once, and two calls at once in "
-        "two threads (neither waiting for the other, nor one held back 50 ms into the other's 400 ms wait); callbacks "
+        "two threads (neither waiting for the other, their consumes at once too, nor one held back 50 ms into the other's "
+        "400 ms wait); the result still in host after the call; callbacks "
         "once each, on the calling thread, in order gpu_work, host_work, consume (consume after host_work returns, "
         "30 ms of it too, and not held back by work host_work queues on job->stream), the copy asked for before "
         "host_work, which runs while the GPU works, at every size; the job, dev and host past "
@@ -783,6 +817,10 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
         size_t bad = 0;
         cr_assert(xl_check_poison(host + n, FETCH_GUARD, &bad) == 0, "lab_fetch wrote into job->host past its %zu "
                   "bytes (byte %zu after them)%s: copy job->bytes, no more", n, bad, when);
+        cr_assert(xl_compare(host, f.want, n, &bad) == 0, "after lab_fetch returned%s, byte %zu of job->host held "
+                  "0x%02x, not the result's 0x%02x: lab_fetch wrote into host after the copy (a memset once consume "
+                  "returned?). lab.h: only the copy writes host, and the result stays there for the caller", when,
+                  bad, host[bad], f.want[bad]);
         if (n > 0) /* dev is the caller's, const: read, never written */
             kit_expect_dev_bytes(f.dev, f.want, n, 0, "the result in job->dev after lab_fetch (a const input, to "
                                  "read only)");
@@ -791,7 +829,8 @@ XL_TEST(fetch, correct_under_delay, 10, XL_GPU,
     }
     kit_expect_released(before, "lab_fetch(NULL), bad jobs and 20 rounds of lab_fetch_buffer, lab_fetch and "
                         "lab_fetch_buffer_free");
-    fetch_two_at_once(pair);
+    fetch_two_at_once(pair, 0);
+    fetch_two_at_once(pair, 1);
     fetch_waits_apart(pair);
     XL_CHECK(cudaStreamDestroy(pair[1]));
 }
@@ -814,7 +853,8 @@ static void fetch_poisoned(void *ctx)
 }
 
 XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
-        "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream, and runs host_work at once "
+        "lab_fetch waits for its copy only, not for a 300 ms kernel on another stream (on cudaStreamPerThread too), "
+        "and runs host_work at once "
         "behind 120 ms of the caller's work on job->stream, and consume not held back by 100 ms of work host_work "
         "queues there", 15)
 {
@@ -831,6 +871,22 @@ XL_TEST(fetch, narrow_wait, 5, XL_TIMED,
               "after the copy, or on its stream",
               ms);
     xl_note("lab_fetch took %.1f ms beside the 300 ms kernel", ms);
+    { /* job->stream cudaStreamPerThread, beside the kernel on a blocking stream: the wait covers the copy only */
+        fetch_run p = {.s = cudaStreamPerThread};
+        fetch_setup(&p.f, 1u << 20, 2000000, 0.1, p.s);
+        p.host = lab_fetch_buffer(p.f.bytes);
+        cr_assert(p.host != NULL, "lab_fetch_buffer returned NULL");
+        fetch_poisoned(&p); /* warm-up */
+        double pms = ms_beside_blocking_busy(fetch_poisoned, &p);
+        xl_timed_check(pms, XL_AT_MOST(KIT_NARROW_MS), "lab_fetch's time on cudaStreamPerThread beside an unrelated "
+                       "kernel on a blocking stream (ms)",
+                       "lab_fetch with job->stream cudaStreamPerThread took %.0f ms while an unrelated 300 ms kernel "
+                       "ran on another (blocking) stream (its own work takes about 3 ms): it waited for more than its "
+                       "copy. An event recorded on the legacy stream 0, or cudaMemcpy, waits for every blocking "
+                       "stream; record the event on job->stream, whatever stream that is", pms);
+        lab_fetch_buffer_free(p.host);
+        fetch_teardown(&p.f);
+    }
     /* the caller's stream busy 120 ms: lab_fetch enqueues behind that work and runs host_work meanwhile */
     static xl_copy_rec recs[MAX_COPIES];
     xl_delay(r.s, CALLER_BUSY_NS);
@@ -1280,15 +1336,16 @@ static void send_waits_apart(const cudaStream_t s[2])
 XL_TEST(send, correct_under_delay, 10, XL_GPU,
         "lab_send: every batch arrives intact behind 20 ms of work on job->stream (the legacy stream 0 and "
         "cudaStreamPerThread once each), ctx NULL once, for 0 to 12 batches of 1 byte to 2 MiB (random, a few bytes "
-        "as often as megabytes) and once hundreds, though the host refills one buffer, and two calls at once in two "
+        "as often as megabytes), once batches past 4 MiB and once hundreds, though the host refills one buffer, and two calls at once in two "
         "threads (neither waiting for the other, nor one held back 50 ms into the other's 400 ms wait); fill(i), "
         "gpu_work(i), copy i, in that order, on the calling thread; n = 0 waits for "
         "nothing; the job untouched; a NULL member refused with n = 0 too; nothing is left allocated or on the heap, "
         "from the first call on", 30)
 {
-    const size_t room = (size_t)SEND_MAX_BATCHES * SEND_MAX_BYTES + 16;
+    const size_t most = (size_t)SEND_MAX_BATCHES * SEND_MAX_BYTES, big = SEND_BIG_BATCHES * SEND_BIG_MAX;
+    const size_t room = (most > big ? most : big) + 16;
     cudaStream_t s = kit_stream(), pair[2] = {s, kit_stream()};
-    void *host = kit_pinned_alloc(SEND_MAX_BYTES), *dev = kit_dev_alloc(room);
+    void *host = kit_pinned_alloc(SEND_BIG_MAX), *dev = kit_dev_alloc(room);
     send_ctx c;
     kit_held before = kit_held_now(); /* before the first call: what any call makes and keeps counts */
     cr_assert(lab_send(NULL) == -1, "lab_send(NULL) must return -1");
@@ -1343,14 +1400,16 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
         int n = r == 0    ? 1
                 : r == 1  ? 0
                 : r == 2  ? SEND_MAX_BATCHES
+                : r == 9  ? (int)kit_rand_int(2, SEND_BIG_BATCHES)
                 : r == 10 ? (int)kit_rand_int(SEND_MANY_MIN, SEND_MANY_MAX)
                           : (int)kit_rand_int(2, SEND_MAX_BATCHES - 1);
         /* repetitions 8 and 9 send several batches of at most a page, and of at most 64 KiB: a copy of any size
-         * reads the host buffer until it has run, behind the caller's work */
+         * reads the host buffer until it has run, behind the caller's work; repetition 10, batches past 4 MiB */
         size_t bytes = r == 0    ? 1
                        : r == 3  ? 1u << 20
                        : r == 7  ? rand_bytes(1, 4096)
                        : r == 8  ? rand_bytes(4097, 64u << 10)
+                       : r == 9  ? rand_bytes(SEND_BIG_MIN, SEND_BIG_MAX)
                        : r == 10 ? rand_bytes(1, 1024)
                                  : rand_bytes(2, SEND_MAX_BYTES);
         /* every stream is valid: repetition 5 runs on the legacy stream 0, 6 on cudaStreamPerThread */
@@ -1438,8 +1497,9 @@ static void send_beside_queued(cudaStream_t s, void *host, void *dev, size_t roo
 }
 
 XL_TEST(send, narrow_wait, 5, XL_TIMED,
-        "lab_send waits for its own copies only, not for a 300 ms kernel on another stream, and fills batch 0 at once "
-        "behind 120 ms of the caller's work on job->stream; batches intact", 15)
+        "lab_send waits for its own copies only, not for a 300 ms kernel on another stream (on cudaStreamPerThread "
+        "too), and fills batch 0 at once behind 120 ms of the caller's work on job->stream, and batch 1 beside 500 ms "
+        "another thread queues there after copy 0 (the legacy stream 0 too); batches intact", 15)
 {
     const size_t bytes = 1u << 20;
     void *host = kit_pinned_alloc(bytes), *dev = kit_dev_alloc(3 * bytes + 16);
@@ -1454,6 +1514,20 @@ XL_TEST(send, narrow_wait, 5, XL_TIMED,
               "about 4 ms): wait on an event recorded after each copy, not on the whole device",
               ms);
     xl_note("lab_send took %.1f ms beside the 300 ms kernel", ms);
+    /* job->stream cudaStreamPerThread, beside the kernel on a blocking stream: the waits cover the copies only */
+    cudaStream_t ks = j.stream;
+    j = send_setup(&c, cudaStreamPerThread, host, dev, 3 * bytes + 16, bytes, 3, 1000000);
+    send_call(&j); /* warm-up */
+    j = send_setup(&c, cudaStreamPerThread, host, dev, 3 * bytes + 16, bytes, 3, 1000000);
+    double pms = ms_beside_blocking_busy(send_call, &j);
+    send_expect(&j, 3);
+    xl_timed_check(pms, XL_AT_MOST(KIT_NARROW_MS), "lab_send's time on cudaStreamPerThread beside an unrelated kernel "
+                   "on a blocking stream (ms)",
+                   "lab_send with job->stream cudaStreamPerThread took %.0f ms while an unrelated 300 ms kernel ran "
+                   "on another (blocking) stream (its own work takes about 4 ms): it waited for more than its copies. "
+                   "An event recorded on the legacy stream 0, or cudaMemcpy, waits for every blocking stream; record "
+                   "the events on job->stream, whatever stream that is", pms);
+    j.stream = ks;
     /* the caller's stream busy 120 ms: lab_send fills batch 0 meanwhile and enqueues behind that work */
     j = send_setup(&c, j.stream, host, dev, 3 * bytes + 16, bytes, 3, 1000000);
     xl_delay(j.stream, CALLER_BUSY_NS);
@@ -1469,6 +1543,7 @@ XL_TEST(send, narrow_wait, 5, XL_TIMED,
                    "at once and enqueue behind the caller's work, on job->stream",
                    start);
     send_beside_queued(j.stream, host, dev, 3 * bytes + 16);
+    send_beside_queued((cudaStream_t)0, host, dev, 3 * bytes + 16); /* the legacy stream, shared by every thread */
     XL_CHECK(cudaFreeHost(host));
     XL_CHECK(cudaFree(dev));
 }

@@ -63,9 +63,11 @@ static lab_pipeline *new_pipeline(size_t chunk_items, int streams)
     static xl_sync_rec syncs[64];
     xl_resources was = xl_resources_now();
     long held = was.streams;
+    xl_pinned pin0 = xl_pinned_now();
     xl_synclog_start(syncs, 64);
     lab_pipeline *p = lab_pipeline_create(chunk_items, streams);
     int nsyncs = xl_synclog_stop();
+    xl_pinned pin1 = xl_pinned_now();
     cr_assert(p != NULL, "lab_pipeline_create(%zu words, %d streams) returned NULL (see its message above): lab.h "
               "takes any chunk_items >= 1 and 1 to 32 streams, and refuses only when out of memory", chunk_items,
               streams);
@@ -80,6 +82,12 @@ static lab_pipeline *new_pipeline(size_t chunk_items, int streams)
         cr_assert(syncs[i].kind != XL_SYNC_WAIT_EVENT, "%s made one of its streams wait for an event "
                   "(cudaStreamWaitEvent): lab.h: its streams wait for none of the caller's earlier work (on the "
                   "legacy stream or elsewhere); each run's copies order themselves", what);
+    /* lab.h: it pins no host memory (the caller's arrays come from lab_host_alloc) */
+    cr_assert(pin1.allocations == pin0.allocations && pin1.registrations == pin0.registrations,
+              "%s holds %ld pinned allocations (%zu bytes) and %ld registrations more once it returns: lab.h: a "
+              "pipeline pins no host memory (pinned memory is scarce, and the caller's arrays are pinned already)",
+              what, pin1.allocations - pin0.allocations, pin1.alloc_bytes - pin0.alloc_bytes,
+              pin1.registrations - pin0.registrations);
     /* lab.h: one chunk in and one chunk out of device memory per stream */
     size_t grew = xl_resources_now().dev_bytes - was.dev_bytes, need = 2 * (size_t)streams * chunk_items * 4;
     cr_assert(grew <= need + CREATE_SLACK_BYTES, "%s holds %zu bytes of device memory more once it returns: lab.h "
@@ -738,6 +746,23 @@ static void check_order(lab_order order)
     run_spec rp = {order, sp, cp, (size_t)kit_rand(full, 3 * full + 1), NULL, NULL, "", &seen_p, NULL, keep, 0, 0};
     run_checked(p, &rp, in, in, -1);
     lab_pipeline_destroy(p);
+    /* pageable in and out (malloc'd, which lab.h allows): every copy still on the chunk's own stream, nothing left
+     * pinned after the run; 1 to 8 streams over 1 to 3 rounds, then in place */
+    sp = (int)kit_rand_int(1, 8);
+    cp = (size_t)kit_rand_int(1, 1 << 16), full = cp * (size_t)sp;
+    pipe_seen seen_m = {0};
+    uint32_t *pg_in = malloc((MAX_WORDS + 16) * sizeof(uint32_t));
+    uint32_t *pg_out = malloc((MAX_WORDS + 16) * sizeof(uint32_t));
+    cr_assert(pg_in != NULL && pg_out != NULL, "out of memory");
+    p = new_pipeline(cp, sp);
+    for (int j = 0; j < 2; j++) {
+        run_spec rm = {order, sp, cp, (size_t)kit_rand(full, 3 * full + 1), NULL, NULL, "", &seen_m,
+                       "in and out pageable (malloc'd)", keep, 0, 0};
+        run_checked(p, &rm, pg_in, j ? pg_in : pg_out, -1);
+    }
+    lab_pipeline_destroy(p);
+    free(pg_in);
+    free(pg_out);
     lab_host_free(in);
     lab_host_free(out);
     free(keep);
@@ -1100,12 +1125,14 @@ static void CUDART_CB host_fn_hold(void *arg)
 }
 
 /* ms_beside_host_fn - how long call(ctx) takes (ms) once an unrelated HOSTFN_NS host function has started on a
- * non-blocking stream of the grader's; returns once that stream is done too */
-static double ms_beside_host_fn(void (*call)(void *ctx), void *ctx)
+ * non-blocking stream of the grader's (per_thread 0) or on the caller's per-thread default stream
+ * (cudaStreamPerThread, per_thread 1); returns once that stream is done too */
+static double ms_beside_host_fn(void (*call)(void *ctx), void *ctx, int per_thread)
 {
     static int started;
-    cudaStream_t other;
-    XL_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    cudaStream_t other = cudaStreamPerThread;
+    if (!per_thread)
+        XL_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
     __atomic_store_n(&started, 0, __ATOMIC_RELEASE);
     XL_CHECK(cudaLaunchHostFunc(other, host_fn_hold, &started));
     double give_up = xl_now_ms() + 5000.0;
@@ -1116,12 +1143,14 @@ static double ms_beside_host_fn(void (*call)(void *ctx), void *ctx)
     call(ctx);
     double ms = xl_now_ms() - t0;
     XL_CHECK(cudaStreamSynchronize(other));
-    XL_CHECK(cudaStreamDestroy(other));
+    if (!per_thread)
+        XL_CHECK(cudaStreamDestroy(other));
     return ms;
 }
 
 XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
-        "lab_pipeline_run waits for its own streams only, not for a 300 ms kernel on another stream", 15)
+        "lab_pipeline_run waits for its own streams only, not for a 300 ms kernel on another stream, a 300 ms host "
+        "function on another stream or 300 ms of work on cudaStreamPerThread", 15)
 {
     wl_kernel_ctx kc = {0};
     run_ctx r = {new_pipeline(1u << 18, 4), host_input(1u << 20), host_array(1u << 20), wl_kernel(&kc),
@@ -1147,7 +1176,7 @@ XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
          * a run that learns of its end through host functions of its own waits for it */
         xl_poison(r.out, (1u << 20) * sizeof(uint32_t));
         snprintf(what, sizeof what, "%s, beside a 300 ms host function", name);
-        ms = ms_beside_host_fn(run_once, &r);
+        ms = ms_beside_host_fn(run_once, &r, 0);
         expect_out(r.in, r.out, 1u << 20, what);
         xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS),
                        o ? "lab_pipeline_run's time beside an unrelated host function, breadth-first (ms)"
@@ -1158,6 +1187,20 @@ XL_TEST(pipeline, narrow_wait, 5, XL_TIMED,
                        "else's; wait for your own streams (cudaStreamSynchronize or an event of each)",
                        name, ms);
         xl_note("lab_pipeline_run %s of 4 MiB took %.1f ms beside the 300 ms host function", name, ms);
+        /* the same host function on the caller's per-thread default stream (cudaStreamPerThread): not the
+         * pipeline's work either */
+        xl_poison(r.out, (1u << 20) * sizeof(uint32_t));
+        snprintf(what, sizeof what, "%s, beside 300 ms of work on cudaStreamPerThread", name);
+        ms = ms_beside_host_fn(run_once, &r, 1);
+        expect_out(r.in, r.out, 1u << 20, what);
+        xl_timed_check(ms, XL_AT_MOST(KIT_NARROW_MS),
+                       o ? "lab_pipeline_run's time beside work on cudaStreamPerThread, breadth-first (ms)"
+                         : "lab_pipeline_run's time beside work on cudaStreamPerThread (ms)",
+                       "lab_pipeline_run %s took %.0f ms for 4 MiB while the caller's per-thread default stream "
+                       "(cudaStreamPerThread) held 300 ms of unrelated work: it waited for that stream. lab.h: wait "
+                       "for this pipeline's streams only",
+                       name, ms);
+        xl_note("lab_pipeline_run %s of 4 MiB took %.1f ms beside 300 ms of work on cudaStreamPerThread", name, ms);
     }
     lab_pipeline_destroy(r.p);
 }

@@ -74,9 +74,18 @@ typedef struct {
     int pinned;   /* the buffer was page-locked (first and last byte), at the last call */
     void *buf;    /* the buffer, at the last call */
 } fill_ctx;
+/* The malloc block (hostwatch_block_of, under pin_watched or pin_attempt_once's watch) that held the buffer of the
+ * last fill, when it was called: NULL when none did (the stack, a mapping of the call's own) */
+static void *fill_buf_seen, *fill_block_seen;
+static size_t fill_block_bytes;
+
 /* fill_saw - notes one call of a fill on buf, bytes long, in f */
 static void fill_saw(fill_ctx *f, void *buf, size_t bytes)
 {
+    fill_buf_seen = buf;
+    fill_block_seen = hostwatch_block_of(buf, &fill_block_bytes);
+    if (fill_block_seen && (const char *)buf + bytes > (const char *)fill_block_seen + fill_block_bytes)
+        fill_block_seen = NULL; /* the data does not fit in the block */
     f->calls++;
     f->asked = bytes;
     f->buf = buf;
@@ -174,6 +183,10 @@ static void expect_one_fill(const fill_ctx *f, size_t bytes, lab_method method, 
                   "%s on %zu bytes gave as its data the very buffer fill wrote (%p): (b) copies the data into a new "
                   "page-locked buffer and frees the ordinary one; pinning the ordinary one in place is (c)",
                   fn, bytes, f->buf);
+        cr_assert(fill_buf_seen == f->buf && fill_block_seen != NULL,
+                  "%s on %zu bytes called fill on %p, memory that was no malloc block (the stack, or a mapping of "
+                  "its own): lab.h (b): the data is made in ordinary (malloc) memory by fill, at every size", fn,
+                  bytes, f->buf);
         cr_assert(hostwatch_block_of(f->buf, &n) == NULL,
                   "%s on %zu bytes returned with the ordinary buffer fill wrote (%p, %zu bytes allocated) still "
                   "allocated: (b) frees it once the data is copied (lab.h)", fn, bytes, f->buf, n);
@@ -1023,6 +1036,34 @@ typedef struct {
     const char *name; /* the call, for messages */
 } pin_attempt;
 
+/* expect_unmapped - after call returned -1: the memory fill wrote at buf (bytes of seed's data), which came from no
+ * malloc block (a mapping of the call's own), is no longer mapped holding that data (it was not left allocated) */
+static void expect_unmapped(const void *buf, size_t bytes, uint64_t seed, const char *call)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    cr_assert(maps != NULL, "grader error: cannot read /proc/self/maps");
+    char line[512], perms[8];
+    unsigned long lo, hi, at = (unsigned long)(uintptr_t)buf;
+    int readable = 0;
+    while (fgets(line, sizeof line, maps))
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && at >= lo && at < hi) {
+            readable = perms[0] == 'r';
+            break;
+        }
+    fclose(maps);
+    if (!readable)
+        return;
+    size_t n = bytes < 4096 ? bytes : 4096;
+    unsigned char *want = malloc(bytes);
+    cr_assert(want != NULL, "out of memory");
+    xl_fill_random(want, bytes, seed); /* what fill wrote there */
+    int same = memcmp(want, buf, n) == 0;
+    free(want);
+    cr_assert(same == 0, "%s returned -1 but left the memory it made for the data (%p, %zu bytes, not from malloc) "
+              "mapped, still holding the data: lab.h: -1 leaves nothing allocated (unmap or free it on every failure "
+              "path)", call, buf, bytes);
+}
+
 /* pin_attempt_once - kit_expect_create_failures' attempt: one pin of a->bytes, unpinned when it worked */
 static int pin_attempt_once(void *ctx)
 {
@@ -1031,9 +1072,15 @@ static int pin_attempt_once(void *ctx)
     lab_pinned b;
     memset(&b, 0x5A, sizeof b);
     int saved = kit_capture_begin();
-    if (a->pin(a->bytes, fill_seeded, &f, &b) != 0) {
+    hostwatch_begin(0, 0); /* fill_saw notes whether fill's buffer came from malloc */
+    fill_buf_seen = fill_block_seen = NULL;
+    int rc = a->pin(a->bytes, fill_seeded, &f, &b);
+    hostwatch_end();
+    if (rc != 0) {
         said_lines(saved, a->name);
         expect_zeroed(&b, a->name);
+        if (f.calls > 0 && fill_buf_seen == f.buf && !fill_block_seen)
+            expect_unmapped(f.buf, a->bytes, f.seed, a->name);
         return 1;
     }
     said_passed(saved);

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/buffers.h"
 #include "common/check.h"
@@ -1682,7 +1683,7 @@ XL_TEST(packed, arguments, 15, XL_GPU,
     lab_packer_destroy(NULL);
     kit_create_args z = {(size_t)kit_rand_int(1, (long)MIB), (int)kit_rand_int(1, 4096)};
     snprintf(what, sizeof what, "lab_packer_create(%zu bytes, %d pieces)", z.size, z.count);
-    long made = kit_expect_create_failures(packer_attempt, &z, what); /* out of memory at each create in turn */
+    long made = kit_expect_create_failures_said(packer_attempt, &z, what); /* out of memory at each create in turn */
     cr_assert(made >= 2, "%s made %ld allocations, streams and events: it needs at least a pinned staging buffer and "
               "a device one", what, made);
     /* the failure paths between the first and the last (the kit's), for heap growth, on a small packer (quick to
@@ -1713,6 +1714,46 @@ XL_TEST(packed, arguments, 15, XL_GPU,
     place(&full, a.host[full.pinned], 0, a.dev, 0);
     send_case(&a, &full, p, s);
     fetch_case(&a, &full, p, s);
+    /* a send of another list, then a fetch of the same list as before: the send overwrote the device staging (its
+     * table too), so nothing of the last fetch's is still there to reuse */
+    plist other;
+    int nb = (int)kit_rand_int(1, mp);
+    partitioned(&other, nb, (size_t)kit_rand_int(nb, (long)mb), 1);
+    other.max_bytes = mb, other.max_pieces = mp, other.pinned = full.pinned;
+    snprintf(other.what, sizeof other.what, "a send of %d other pieces (%zu bytes) between two fetches of the same %d "
+             "pieces, on one packer", nb, other.total, mp);
+    describe(&other, 1, s);
+    place(&other, a.host[other.pinned], full.host_end, a.dev, full.dev_end);
+    send_case(&a, &other, p, s);
+    snprintf(full.what, sizeof full.what, "%d pieces of %zu bytes in all, fetched again after a send of %d other "
+             "pieces on the same packer (its table is not on the GPU any more: the send wrote its own there)", mp, mb,
+             nb);
+    describe(&full, 1, s);
+    fetch_case(&a, &full, p, s);
+    list_free(&other);
+    /* a packer of more pieces than bytes (empty pieces count toward n): valid, and a call of as many pieces, most
+     * of them empty, moves its few bytes */
+    {
+        size_t mbz = (size_t)kit_rand_int(1, 63);
+        int mpz = (int)kit_rand_int((long)mbz + 1, 256);
+        lab_packer *pz = lab_packer_create(mbz, mpz);
+        cr_assert(pz != NULL, "lab_packer_create(%zu bytes, %d pieces) returned NULL: more pieces than bytes is a "
+                  "valid packer (empty pieces count toward n); lab.h refuses only max_bytes == 0, max_pieces < 1 and "
+                  "what the system cannot give", mbz, mpz);
+        plist z;
+        partitioned(&z, mpz, mbz, 0);
+        z.max_bytes = mbz, z.max_pieces = mpz, z.pinned = (int)kit_rand_int(0, 1);
+        snprintf(z.what, sizeof z.what, "%d pieces of %zu bytes in all (most of them empty) on a packer of %d pieces "
+                 "and %zu bytes", mpz, mbz, mpz, mbz);
+        describe(&z, 1, s);
+        place(&z, a.host[z.pinned], 0, a.dev, 0);
+        send_case(&a, &z, pz, s);
+        fetch_case(&a, &z, pz, s);
+        list_free(&z);
+        lab_packer_destroy(pz);
+    }
+    snprintf(full.what, sizeof full.what, "%d pieces of %zu bytes in all, the packer's max_pieces and max_bytes", mp,
+             mb);
     /* no heap kept from call to call: the same send and fetch, repeated */
     packed_trip t = {p, full.pieces, full.n, s};
     snprintf(what, sizeof what, "lab_send_packed and lab_fetch_packed of %d pieces (%zu bytes in all)", full.n,
@@ -2337,6 +2378,86 @@ static int batch_trip_attempt(void *ctx)
 }
 #endif
 
+#if LAB_HAVE_BATCH
+#define SMALL_STACK (2 * MIB)      /* batch.exact: a host thread with this much stack (unreadable memory below it) */
+#define STACK_GUARD (16 * MIB)
+#define BIG_BATCH_MIN 100000       /* calls a batch of this many pieces: 2.4 MB or more of arrays for the driver, */
+#define BIG_BATCH_MAX 140000       /* more than its stack holds */
+
+/* One round trip of a large batch on a thread of a small stack. */
+typedef struct {
+    const lab_piece *to, *back; /* the send's pieces and the fetch's */
+    int n, device;
+    cudaStream_t s;
+    int rc[2];
+    cudaError_t err;
+} stack_trip;
+
+/* small_stack_trip - the thread: lab_send_batch then lab_fetch_batch on s, then s waited for (no assert here) */
+static void *small_stack_trip(void *arg)
+{
+    stack_trip *t = arg;
+    t->err = cudaSetDevice(t->device); /* a thread the grader starts: the caller's device */
+    if (t->err != cudaSuccess)
+        return NULL;
+    t->rc[0] = lab_send_batch(t->to, t->n, t->s);
+    t->rc[1] = lab_fetch_batch(t->back, t->n, t->s);
+    t->err = cudaStreamSynchronize(t->s);
+    return NULL;
+}
+
+/* expect_big_batch_small_stack - a send and a fetch of 100 000 to 140 000 pieces of 1 byte (one in eight empty,
+ * its pointers NULL), the device side in reverse order, from a thread whose stack is 2 MiB with unreadable memory
+ * below it: arrays that grow with n belong on the heap (lab.h). Every byte compared, both ways. */
+static void expect_big_batch_small_stack(cudaStream_t s)
+{
+    int n = (int)kit_rand_int(BIG_BATCH_MIN, BIG_BATCH_MAX);
+    unsigned char *h = kit_host_alloc((size_t)n), *back = kit_host_alloc((size_t)n), *got = kit_host_alloc((size_t)n);
+    unsigned char *d = kit_dev_alloc((size_t)n);
+    lab_piece *to = malloc((size_t)n * sizeof *to), *from = malloc((size_t)n * sizeof *from);
+    cr_assert(to && from, "out of memory");
+    xl_fill_random(h, (size_t)n, xl_fresh_seed());
+    xl_poison(back, (size_t)n);
+    xl_dev_fill(d, XL_POISON_BYTE, (size_t)n);
+    int empty0 = (int)kit_rand_int(0, 7);
+    for (int i = 0; i < n; i++) {
+        int empty = i % 8 == empty0;
+        to[i] = (lab_piece){empty ? NULL : h + i, empty ? NULL : d + (n - 1 - i), empty ? 0 : 1};
+        from[i] = (lab_piece){empty ? NULL : back + i, to[i].dev, to[i].bytes};
+    }
+    lab_piece *gto = kit_guarded(to, (size_t)n * sizeof *to), *gfrom = kit_guarded(from, (size_t)n * sizeof *from);
+    stack_trip t = {gto, gfrom, n, 0, s, {-1, -1}, cudaSuccess};
+    XL_CHECK(cudaGetDevice(&t.device));
+    unsigned char *mem = mmap(NULL, STACK_GUARD + SMALL_STACK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(mem != MAP_FAILED, "the grader could not map a thread's stack");
+    cr_assert(mprotect(mem + STACK_GUARD, SMALL_STACK, PROT_READ | PROT_WRITE) == 0, "the grader could not map a stack");
+    pthread_attr_t attr;
+    pthread_t th;
+    cr_assert(pthread_attr_init(&attr) == 0 && pthread_attr_setstack(&attr, mem + STACK_GUARD, SMALL_STACK) == 0 &&
+                  pthread_create(&th, &attr, small_stack_trip, &t) == 0,
+              "the grader could not start a thread");
+    pthread_join(th, NULL);
+    pthread_attr_destroy(&attr);
+    munmap(mem, STACK_GUARD + SMALL_STACK);
+    XL_CHECK(t.err);
+    cr_assert(t.rc[0] == 0 && t.rc[1] == 0,
+              "lab_send_batch and lab_fetch_batch of %d pieces of 0 or 1 byte, from a thread of %zu MiB of stack, "
+              "returned %d and %d: lab.h sets no largest n for a batch call", n, SMALL_STACK / MIB, t.rc[0], t.rc[1]);
+    XL_CHECK(cudaMemcpy(got, d, (size_t)n, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        unsigned char want_dev = to[i].bytes ? h[i] : XL_POISON_BYTE, want_back = to[i].bytes ? h[i] : XL_POISON_BYTE;
+        cr_assert(got[n - 1 - i] == want_dev && back[i] == want_back,
+                  "lab_send_batch then lab_fetch_batch of %d pieces of 0 or 1 byte, from a thread of %zu MiB of "
+                  "stack: piece %d (%zu byte) holds 0x%02x on the GPU and 0x%02x back on the host, expected 0x%02x",
+                  n, SMALL_STACK / MIB, i, to[i].bytes, got[n - 1 - i], back[i], want_dev);
+    }
+    kit_guarded_free(gto, (size_t)n * sizeof *to);
+    kit_guarded_free(gfrom, (size_t)n * sizeof *from);
+    free(to), free(from), free(h), free(back), free(got);
+    XL_CHECK(cudaFree(d));
+}
+#endif
+
 XL_TEST(batch, exact, 15, XL_GPU,
         "lab_send_batch, lab_fetch_batch: every piece exact, nothing else changed (the same lists), in one "
         "cudaMemcpyBatchAsync in stream order on the stream given (per-thread too), no wait, no memory kept; the "
@@ -2420,6 +2541,8 @@ XL_TEST(batch, exact, 15, XL_GPU,
     XL_CHECK(cudaStreamSynchronize(s));
     list_free(&w);
     refusals(&a, NULL, (size_t)kit_rand_int(256, 65536), (int)kit_rand_int(2, 64), s);
+    /* hundreds of thousands of pieces are a valid batch, on a thread of a small stack too */
+    expect_big_batch_small_stack(s);
     XL_CHECK(cudaStreamDestroy(s));
     arenas_free(&a);
 #endif

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/buffers.h"
@@ -779,6 +780,69 @@ static lab_job valid_job(bufs *b, const uint32_t *src)
     return j;
 }
 
+/* One call repeated under kit_expect_no_heap_leak: fn on v (dev, reps, prefetch as the function takes them) on s. */
+typedef struct {
+    int fn;
+    const lab_job *v;
+    uint32_t *dev;
+    int reps, prefetch;
+    cudaStream_t s;
+} again_args;
+
+/* call_fn - fn on j with a's other arguments */
+static int call_fn(const again_args *a, const lab_job *j)
+{
+    switch (a->fn) {
+    case F_GATHER: return lab_gather(j, a->s);
+    case F_COPIED: return lab_read_copied(j, a->dev, a->reps, a->s);
+    case F_MAPPED: return lab_read_mapped(j, a->reps, a->s);
+    default: return lab_read_managed(j, a->reps, a->prefetch, a->s);
+    }
+}
+
+/* refusals_again - kit_expect_no_heap_leak's attempt: fn refusing j NULL, run 0, stride < run, src NULL, out NULL
+ * and a last element at n, each alone on a copy of a->v, their lines kept out of the output; 0 when every call
+ * returned -1 */
+static int refusals_again(void *ctx)
+{
+    const again_args *a = ctx;
+    lab_job j[6];
+    for (int i = 0; i < 6; i++)
+        j[i] = *a->v;
+    j[1].pat.run = 0, j[2].pat.stride = j[2].pat.run - 1, j[3].src = NULL, j[4].out = NULL;
+    j[5].pat.first = j[5].n - last_rel(&j[5].pat);
+    int quiet = kit_quiet_begin(), bad = call_fn(a, NULL) != -1;
+    for (int i = 1; i < 6; i++)
+        bad += call_fn(a, &j[i]) != -1;
+    kit_quiet_end(quiet);
+    return bad ? -1 : 0;
+}
+
+/* success_again - kit_expect_no_heap_leak's attempt: fn running a->v (valid), then its stream waited for; 0 when it
+ * returned 0 */
+static int success_again(void *ctx)
+{
+    const again_args *a = ctx;
+    int rc = call_fn(a, a->v);
+    XL_CHECK(cudaStreamSynchronize(a->s));
+    return rc;
+}
+
+/* expect_calls_no_leak - fn on the valid job v (dev, reps, prefetch) on s, repeated: it leaves the host heap no
+ * larger (lab.h: a call holds nothing when it returns); v's out changes */
+static void expect_calls_no_leak(int fn, const lab_job *v, uint32_t *dev, int reps, int prefetch, cudaStream_t s)
+{
+    again_args a = {fn, v, dev, reps, prefetch, s};
+    char what[300];
+    snprintf(what, sizeof what, "%s of a valid job (n = %zu, first %zu, run %zu, stride %zu, count %zu, reps %d%s) "
+             "on %s", fn_names[fn], v->n, v->pat.first, v->pat.run, v->pat.stride, v->pat.count,
+             fn == F_GATHER ? 1 : reps,
+             fn == F_MANAGED ? (prefetch ? ", prefetch 1" : ", prefetch 0") : "",
+             s == 0 ? "the legacy stream 0" : "a non-blocking stream of the kit's");
+    kit_expect_no_heap_leak(success_again, &a, what, "lab.h: a call holds nothing when it returns: free what it "
+                            "mallocs (a table, a message) before returning");
+}
+
 /* refuse_job_rules - the job's rules (lab.h), each alone on a copy of v (valid), for fn with dev, reps, prefetch
  * valid: j NULL, run 0, stride < run (both with count 0 too), src NULL, out NULL, the last element at n, and last
  * elements past SIZE_MAX in every way the sum can wrap */
@@ -835,6 +899,12 @@ static void refuse_job_rules(int fn, const lab_job *v, uint32_t *dev, int reps, 
     j = *v, j.n = 0, j.pat.first = 0;
     expect_refused(fn, &j, dev, reps, prefetch, s, "n = 0 and count > 0 (no element can be read)");
 #undef JOB_TEXT
+    /* the refusals repeated: a refused call holds nothing either (a message built on the heap is freed) */
+    again_args a = {fn, v, dev, reps, prefetch, s};
+    snprintf(why, sizeof why, "%s refusing j NULL, run 0, stride < run, src NULL, out NULL and a last element at n, "
+             "each alone", fn_names[fn]);
+    kit_expect_no_heap_leak(refusals_again, &a, why, "lab.h: a refused call does nothing and holds nothing: free "
+                            "what it mallocs (a message built with asprintf, say) before it returns -1");
 }
 
 /* expect_untouched - after refusals, the count + GUARD words of dev (device memory) still hold the poison */
@@ -876,7 +946,8 @@ typedef struct {
     int w;
 } choice;
 
-#define CHOICES 320
+#define CHOICES 400
+#define WIDE_CHOICES 80 /* of them drawn with reuse up to INT_MAX */
 
 XL_TEST(choose, rules, 5, XL_CPU,
         "lab_choose: LAB_NONE for NaN, 0, -0.0, negatives, above 1, infinity and reuse < 1; a way for every valid "
@@ -906,7 +977,8 @@ XL_TEST(choose, rules, 5, XL_CPU,
     }
 
     /* the valid points: the sweep's grid, the edges, exact products at the bounds, and random ones (fraction
-     * log-uniform in [1e-6, 1], reuse log-uniform in [1, 1000]) */
+     * log-uniform in [1e-6, 1], reuse log-uniform in [1, 1000]; then fraction log-uniform in [1e-9, 1], reuse up to
+     * INT_MAX) */
     static choice pts[CHOICES];
     int n = 0;
     for (int fi = 0; fi < LAB_N_FRACTIONS; fi++)
@@ -921,8 +993,19 @@ XL_TEST(choose, rules, 5, XL_CPU,
     };
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
         pts[n++] = edges[i];
-    while (n < CHOICES)
+    /* far from the sweep: tiny fractions with reuse up to INT_MAX, fraction x reuse log-uniform in [1/256, 4096]
+     * (below the sweep's smallest fraction, too, the rules on fraction x reuse hold) */
+    const choice far[] = {{0.0005, 100000, 0}, {1e-6, 4000000, 0}, {1e-9, INT_MAX, 0}, {0.0009, 4445, 0},
+                          {1e-4, 40000, 0}, {1e-7, 1 << 30, 0}};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++)
+        pts[n++] = far[i];
+    while (n < CHOICES - WIDE_CHOICES)
         pts[n++] = (choice){exp(-kit_rand_int(0, 13816) / 1000.0), (int)lround(exp(kit_rand_int(0, 6908) / 1000.0)), 0};
+    while (n < CHOICES) {
+        double f = exp(-kit_rand_int(0, 20723) / 1000.0); /* 1e-9 to 1 */
+        double r = ceil(exp(kit_rand_int(-5545, 8318) / 1000.0) / f); /* fraction x reuse about 1/256 to 4096 */
+        pts[n++] = (choice){f, r < 1 ? 1 : r > INT_MAX ? INT_MAX : (int)r, 0};
+    }
     for (int i = 0; i < n; i++) {
         choice *c = &pts[i];
         double fr = c->f * (double)c->r;
@@ -1138,8 +1221,10 @@ XL_TEST(gather, exact, 20, XL_GPU,
     /* each rule of the job alone */
     lab_job v = valid_job(&b, b.src);
     xl_dev_fill(b.out, XL_POISON_BYTE, (v.pat.count + GUARD) * 4);
-    refuse_job_rules(F_GATHER, &v, NULL, 1, 0, kit_rand_int(0, 1) ? b.s : 0);
+    cudaStream_t vs = kit_rand_int(0, 1) ? b.s : 0;
+    refuse_job_rules(F_GATHER, &v, NULL, 1, 0, vs);
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_gather calls, out");
+    expect_calls_no_leak(F_GATHER, &v, NULL, 1, 0, vs);
     bufs_free(&b);
 }
 
@@ -1300,7 +1385,7 @@ static int host_location(int type)
 }
 
 /* expect_advice_given - the nm records of lab_managed_alloc(bytes, advice) at p hold exactly the advice asked for,
- * over all of [p, p + bytes), for device, and no prefetch */
+ * over all of [p, p + bytes), for device, and nothing else (no prefetch, memset or launch) */
 static void expect_advice_given(const xl_mem_rec *recs, int nm, const void *p, size_t bytes, int advice, int device,
                                 const char *what)
 {
@@ -1313,8 +1398,10 @@ static void expect_advice_given(const xl_mem_rec *recs, int nm, const void *p, s
         cr_assert(r->kind != XL_MEM_PREFETCH && r->kind != XL_MEM_PREFETCH_BATCH,
                   "%s prefetched the memory: lab.h gives advice only, and no prefetch (that is lab_read_managed's)",
                   what);
-        if (r->kind != XL_MEM_ADVISE)
-            continue;
+        cr_assert(r->kind == XL_MEM_ADVISE,
+                  "%s %s: lab.h: nothing is written into the new memory (GPU writes place every page on the GPU "
+                  "before the caller's first touch): advice only", what,
+                  r->kind == XL_MEM_SET ? "called cudaMemset on it" : "launched a kernel");
         cr_assert(r->result == cudaSuccess, "%s: its cudaMemAdvise number %d failed (%s)", what, i + 1,
                   cudaGetErrorName(r->result));
         switch (r->advice) {
@@ -1392,6 +1479,50 @@ static void expect_range_state(const void *p, size_t bytes, int advice, int devi
                                                                    : "only LAB_ADVICE_HOST sets it");
 }
 
+/* host_present - how many of the host pages wholly inside [p, p + bytes) (a page at either end may be shared with
+ * another allocation) are in this process's page tables (mincore: a page the host has touched; managed memory no
+ * processor has touched yet has none); -1 where mincore cannot tell, 0 where no page lies wholly inside */
+static long host_present(const void *p, size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) / page * page, hi = ((uintptr_t)p + bytes) / page * page;
+    if (hi <= lo)
+        return 0;
+    size_t pages = (hi - lo) / page;
+    unsigned char *vec = malloc(pages);
+    cr_assert(vec != NULL, "out of memory");
+    long present = -1;
+    if (mincore((void *)lo, hi - lo, vec) == 0) {
+        present = 0;
+        for (size_t i = 0; i < pages; i++)
+            present += vec[i] & 1;
+    }
+    free(vec);
+    return present;
+}
+
+/* expect_untouched_pages - lab_managed_alloc(bytes, advice) returned p with no host page of it touched: where the
+ * host's page tables hold some of its pages, the kit's own allocation of the same size and advice (base_managed_alloc,
+ * which touches nothing) is asked the same, and only where that one has none does p's count fail (a driver that maps
+ * pages on its own is not the student's doing) */
+static void expect_untouched_pages(const void *p, size_t bytes, int advice, const char *what)
+{
+    long got = host_present(p, bytes);
+    if (got <= 0)
+        return;
+    void *kit = base_managed_alloc(bytes, (lab_advice)advice);
+    cr_assert(kit != NULL, "grader error: base_managed_alloc(%zu, %s) failed", bytes, advice_names[advice]);
+    long base = host_present(kit, bytes);
+    XL_CHECK(cudaFree(kit));
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    cr_assert(base != 0, "%s: %ld of the %zu host pages wholly inside it were already in the host's page tables when "
+              "it returned, "
+              "where the kit's own allocation of the same size and advice has none: the host wrote or read the new "
+              "memory (a memset, a loop that zeroes it). lab.h: nothing is written into it, and the caller's first "
+              "touch decides where each page goes", what, got,
+              ((uintptr_t)p + bytes) / page - ((uintptr_t)p + page - 1) / page);
+}
+
 /* expect_managed_alloc - lab_managed_alloc(bytes, advice): one managed allocation with exactly that advice, usable
  * by the host and the GPU both ways; cudaFree gives everything back */
 static void expect_managed_alloc(size_t bytes, int advice, int device, scratch *x)
@@ -1400,11 +1531,16 @@ static void expect_managed_alloc(size_t bytes, int advice, int device, scratch *
     char what[160];
     snprintf(what, sizeof what, "lab_managed_alloc(%zu bytes, %s)", bytes, advice_names[advice]);
     kit_held before = kit_held_now();
+    static xl_copy_rec copies[MAX_COPIES];
+    xl_copylog_start(copies, MAX_COPIES);
     xl_memlog_start(recs, MAX_MEM);
     void *p = lab_managed_alloc(bytes, (lab_advice)advice);
     int nm = xl_memlog_stop();
+    int ncopies = xl_copylog_stop();
     xl_resources now = xl_resources_now();
     cr_assert(p != NULL, "%s returned NULL (see its message above; not written yet?)", what);
+    cr_assert(ncopies == 0, "%s made %d copies: lab.h: nothing is written into the new memory, advice only", what,
+              ncopies);
     cr_assert(now.dev_allocations == before.res.dev_allocations + 1,
               "%s made %ld allocations: lab.h: one cudaMallocManaged", what,
               now.dev_allocations - before.res.dev_allocations);
@@ -1418,6 +1554,7 @@ static void expect_managed_alloc(size_t bytes, int advice, int device, scratch *
               "(0x%x): lab.h names cudaMemAttachGlobal, so that kernels on any stream may use the memory also on a GPU "
               "without concurrent managed access", what, flags, flags == cudaMemAttachHost ? " (cudaMemAttachHost)" : "",
               (unsigned)cudaMemAttachGlobal);
+    expect_untouched_pages(p, bytes, advice, what);
     expect_advice_given(recs, nm, p, bytes, advice, device, what);
     expect_range_state(p, bytes, advice, device, what);
     both_ways(p, p, bytes, x, what);
@@ -1516,7 +1653,7 @@ XL_TEST(alloc, kinds, 10, XL_GPU,
     expect_mapped_refused((size_t)1 << 50, 1, "1 PiB: more than can be allocated");
     size_t fail_bytes = rndz(1, MIB);
     snprintf(why, sizeof why, "lab_mapped_alloc(%zu bytes, &dev)", fail_bytes);
-    kit_expect_create_failures(mapped_attempt, &fail_bytes, why);
+    kit_expect_create_failures_said(mapped_attempt, &fail_bytes, why);
 
     for (int a = 0; a < 3; a++) {
         const size_t sizes[] = {1, 4097 + rndz(0, 8192), 8 * MIB + 3};
@@ -1524,7 +1661,7 @@ XL_TEST(alloc, kinds, 10, XL_GPU,
             expect_managed_alloc(sizes[i], a, device, &x);
         managed_args m = {rndz(1, MIB), a};
         snprintf(why, sizeof why, "lab_managed_alloc(%zu bytes, %s)", m.bytes, advice_names[a]);
-        kit_expect_create_failures(managed_attempt, &m, why);
+        kit_expect_create_failures_said(managed_attempt, &m, why);
     }
     int va = (int)kit_rand_int(0, 2);
     expect_managed_refused(0, va, "0 bytes: lab.h: bytes >= 1");
@@ -1706,6 +1843,7 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
     }
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_copied calls, out");
     expect_untouched(&b, b.copy_dev, v.n + GUARD, "after the refused lab_read_copied calls, dev");
+    expect_calls_no_leak(F_COPIED, &v, b.copy_dev, reps, 0, s);
 
     /* lab_read_mapped's refusals, on the kit's mapped array; then memory that is not mapped pinned memory */
     v = valid_job(&b, b.map_host);
@@ -1739,6 +1877,7 @@ XL_TEST(read, copied_mapped, 10, XL_GPU,
     j = v, j.pat.count = 0;
     expect_refused(F_MAPPED, &j, NULL, -1, 0, s, "reps -1 and count 0 (lab.h refuses reps < 0 whatever the count)");
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_mapped calls, out");
+    expect_calls_no_leak(F_MAPPED, &v, NULL, reps, 0, s);
     /* count 0 with src a real pointer to memory of another kind: lab.h checks src's kind only where count > 0 */
     const struct {
         const uint32_t *p;
@@ -1915,6 +2054,33 @@ static void managed_jc(bufs *b, jc *c, int kind, int advice, int reps, int prefe
                        "page" : "a window of the array, its span starting and ending inside a page");
 }
 
+/* Small jobs for lab_read_managed: a span of one element to about 64 KiB, whatever its size lab.h's prefetch 1
+ * prefetches it there and back. */
+enum { S_ONE, S_RUN, S_RUNS, S_NEAR64K, S_SMALL };
+static const char *const small_names[] = {
+    "one element alone (a span of 4 bytes)",
+    "one run inside a few pages (a span under 2 KiB)",
+    "short runs over a few pages (a span under 64 KiB)",
+    "one run of about 16 Ki elements (a span near 64 KiB)",
+};
+
+/* small_managed_jc - a fresh small job of shape sh on b's managed memory with advice (K_MANAGED) */
+static void small_managed_jc(bufs *b, jc *c, int sh, int advice, int reps, int prefetch, cudaStream_t s)
+{
+    memset(c, 0, sizeof *c);
+    c->fn = F_MANAGED, c->kind = K_MANAGED, c->advice = advice, c->reps = reps, c->prefetch = prefetch, c->s = s;
+    size_t n = rndz(70000, 100000), run;
+    switch (sh) {
+    case S_ONE: c->j.pat = fit(n, 1, rndz(1, 100), 1); break;
+    case S_RUN: run = rndz(2, 500), c->j.pat = fit(n, run, run + rndz(0, 64), rndz(1, run)); break;
+    case S_RUNS: run = rndz(1, 40), c->j.pat = fit(n, run, run + rndz(0, 200), rndz(2, 300)); break;
+    default: run = rndz(15900, 16800), c->j.pat = fit(n, run, run, run); break;
+    }
+    c->j.n = n;
+    place(b, c);
+    describe(c, small_names[sh]);
+}
+
 /* managed_device1 - on a host with two GPUs or more, one case on device 1, its array allocated while device0 was
  * current: the prefetch must name device 1, the current device, not the one the memory was allocated on */
 static void managed_device1(int device0)
@@ -1975,6 +2141,12 @@ XL_TEST(read, managed, 10, XL_GPU,
         int kind = i % 4 == 3 ? K_RAW : K_MANAGED, prefetch = b.concurrent ? ((i + i / 4 + flip) & 1) : 0;
         managed_jc(&b, &c, kind, i % 4 == 3 ? 0 : i % 4, reps_set[(i + turn) % 4], prefetch,
                    (i + third) % 3 == 0 ? 0 : b.s, (i / 2) % 2 == 0);
+        managed_case(&b, &c, b.device);
+    }
+    for (int sh = 0; sh < S_SMALL; sh++) { /* small spans: prefetch 1 prefetches them too */
+        jc c;
+        small_managed_jc(&b, &c, sh, (int)kit_rand_int(0, 2), (int)kit_rand_int(1, 3), b.concurrent ? 1 : 0,
+                         (sh + third) % 3 == 0 ? 0 : b.s);
         managed_case(&b, &c, b.device);
     }
     if (b.concurrent) { /* count 0 with prefetch 1: nothing done, no prefetch */
@@ -2041,6 +2213,7 @@ XL_TEST(read, managed, 10, XL_GPU,
                        "access (lab.h refuses it whatever the count)");
     }
     expect_untouched(&b, b.out, v.pat.count + GUARD, "after the refused lab_read_managed calls, out");
+    expect_calls_no_leak(F_MANAGED, &v, NULL, reps, pf, s);
     bufs_free(&b);
 }
 

@@ -603,16 +603,23 @@ XL_TEST(args, refused, 5, XL_GPU,
             snprintf(why, sizeof why, "src_dev = %d, out of range (%d GPUs), words %zu", j.src_dev, count, j.words);
             expect_refused(fn, &x, name, why);
         }
-        j = J, j.words = kit_wrapping_count(4), x = D, x.job = &j;
-        snprintf(why, sizeof why, "words = %zu, so words x 4 wraps past SIZE_MAX to %zu bytes", j.words, j.words * 4);
-        expect_refused(fn, &x, name, why);
-        j = J, j.out = NULL, x = D, x.job = &j;
-        expect_refused(fn, &x, name, "out NULL (words > 0)");
-        j = J, j.src = NULL, x = D, x.job = &j;
-        expect_refused(fn, &x, name, "src NULL (words > 0)");
-        if (f) {
-            x = D, x.scratch = NULL;
-            expect_refused(fn, &x, name, "scratch NULL (words > 0)");
+        for (int z = 0; z < 2; z++) { /* reps 0 excuses none of these (lab.h: refusals come first) */
+            const char *rz = z ? ", reps 0" : "";
+            j = J, j.words = kit_wrapping_count(4), x = D, x.job = &j, x.reps = z ? 0 : D.reps;
+            snprintf(why, sizeof why, "words = %zu, so words x 4 wraps past SIZE_MAX to %zu bytes%s", j.words,
+                     j.words * 4, rz);
+            expect_refused(fn, &x, name, why);
+            j = J, j.out = NULL, x = D, x.job = &j, x.reps = z ? 0 : D.reps;
+            snprintf(why, sizeof why, "out NULL (words > 0)%s", rz);
+            expect_refused(fn, &x, name, why);
+            j = J, j.src = NULL, x = D, x.job = &j, x.reps = z ? 0 : D.reps;
+            snprintf(why, sizeof why, "src NULL (words > 0)%s", rz);
+            expect_refused(fn, &x, name, why);
+            if (f) {
+                x = D, x.scratch = NULL, x.reps = z ? 0 : D.reps;
+                snprintf(why, sizeof why, "scratch NULL (words > 0)%s", rz);
+                expect_refused(fn, &x, name, why);
+            }
         }
         x = D, x.reps = 0;
         expect_done_nothing(fn, &x, name, "reps 0");
@@ -868,8 +875,9 @@ XL_TEST(group, local, 5, XL_GPU,
             devs[i] = dev;
         snprintf(what, sizeof what, "lab_group_create(%s, %d, &peer) with GPU %d current",
                  devs_text(devs, n, d, sizeof d), n, cur);
+        int *gdevs = kit_guarded(devs, (size_t)n * sizeof *devs); /* n devices, no more: a read past them crashes */
         kit_held before = kit_held_now();
-        make_group(&m, devs, n, cur, what);
+        make_group(&m, gdevs, n, cur, what);
         cr_assert(m.peer == 1, "%s set *peer to %d: lab.h: 1 when every pair of distinct devices has access both ways, "
                   "so also with one device", what, m.peer);
         cr_assert(m.w.lines == 0, "%s wrote to stderr: %s; lab.h: nothing printed with *peer 1", what, m.w.text);
@@ -889,14 +897,17 @@ XL_TEST(group, local, 5, XL_GPU,
         expect_no_error_left(what, "lab_group_destroy");
         expect_no_peer_setup(&w2, what, "lab_group_destroy");
         kit_expect_released(before, what);
+        kit_guarded_free(gdevs, (size_t)n * sizeof *devs);
     }
     devs[0] = devs[1] = devs[2] = (int)kit_rand_int(0, count - 1);
     int n = (int)kit_rand_int(2, R);
     for (int i = 0; i < n; i++)
         devs[i] = devs[0];
-    group_try t = {devs, n, 0};
+    int *gdevs = kit_guarded(devs, (size_t)n * sizeof *devs);
+    group_try t = {gdevs, n, 0};
     snprintf(what, sizeof what, "lab_group_create(%s, %d, &peer)", devs_text(devs, n, d, sizeof d), n);
     long creates = kit_expect_create_failures(group_attempt, &t, what);
+    kit_guarded_free(gdevs, (size_t)n * sizeof *devs);
     cr_assert(creates >= 1, "%s created no event: lab.h: the events lab_ring_exchange needs are made here, once", what);
 }
 
@@ -1051,13 +1062,19 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
     void *send0[R], *recv0[R];
     cudaStream_t st0[R];
     memcpy(send0, send, sizeof send), memcpy(recv0, recv, sizeof recv), memcpy(st0, st, sizeof st);
-    args a = {.g = g, .send = send, .recv = recv, .bytes = bytes, .streams = st};
+    /* the caller's arrays hold n entries, no more: one read past them crashes */
+    void **gsend = kit_guarded(send, (size_t)n * sizeof *send), **grecv = kit_guarded(recv, (size_t)n * sizeof *recv);
+    cudaStream_t *gst = kit_guarded(st, (size_t)n * sizeof *st);
+    args a = {.g = g, .send = gsend, .recv = grecv, .bytes = bytes, .streams = gst};
     watch(call_ring, &a, &w, W_GUARD, what, "lab_ring_exchange");
     expect_device_kept(cur, what, "lab_ring_exchange");
     for (int i = 0; i < n; i++)
-        cr_assert(send[i] == send0[i] && recv[i] == recv0[i] && st[i] == st0[i],
+        cr_assert(gsend[i] == send0[i] && grecv[i] == recv0[i] && gst[i] == st0[i],
                   "%s changed send[%d], recv[%d] or streams[%d] (the caller's arrays): lab.h passes them as const, "
                   "to be read only", what, i, i, i);
+    kit_guarded_free(gsend, (size_t)n * sizeof *send);
+    kit_guarded_free(grecv, (size_t)n * sizeof *recv);
+    kit_guarded_free(gst, (size_t)n * sizeof *st);
     for (int j = 0; j < n; j++) { /* work queued after the call on streams[j] must see recv[j] complete */
         kit_use_device(devs[j]);
         XL_CHECK(cudaMemcpyAsync(slot(devs[j], j)->probe, recv[j], bytes, cudaMemcpyDeviceToDevice, st[j]));
@@ -1121,14 +1138,17 @@ static void ring_case(lab_group *g, const int *devs, int n, int mode, int slow, 
     }
 }
 
-/* create_scribbled - lab_group_create(copy, n, peer), copy first filled with devs[0..n); copy must be unchanged by
- * the call (lab.h: const); then scribbled with devices out of range (R + 1000 + i) and kept so by the caller while the
- * group lives: a group that kept the caller's array instead of copying it reads those and fails (lab.h: the group is
- * made here, once, from devs; the caller's array is the caller's) */
-static lab_group *create_scribbled(const int *devs, int n, int *peer, int *copy)
+/* create_scribbled - lab_group_create(copy, n, peer), *copy first a copy of devs[0..n) that ends at an unreadable
+ * page (kit_guarded: a read past devs[n - 1] crashes); copy must be unchanged by the call (lab.h: const); then
+ * scribbled with devices out of range (R + 1000 + i) and kept so by the caller while the group lives: a group that
+ * kept the caller's array instead of copying it reads those and fails (lab.h: the group is made here, once, from devs;
+ * the caller's array is the caller's). Release *copy with kit_guarded_free(*copy, n * sizeof(int)) once the group is
+ * destroyed. */
+static lab_group *create_scribbled(const int *devs, int n, int *peer, int **copy_out)
 {
     char d[64];
-    memcpy(copy, devs, (size_t)n * sizeof *devs);
+    int *copy = kit_guarded(devs, (size_t)n * sizeof *devs);
+    *copy_out = copy;
     lab_group *g = lab_group_create(copy, n, peer);
     for (int i = 0; i < n; i++)
         cr_assert(copy[i] == devs[i], "lab_group_create(%s, %d, &peer) changed devs[%d] to %d: lab.h passes devs as "
@@ -1161,8 +1181,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
         slot(0, i); /* every rank's stream made now, one after another: each its own hardware queue */
     gate_word();
     for (int n = 1; n <= R; n++) {
-        int cur = 0, scribbled[R];
-        lab_group *g = create_scribbled(devs, n, &peer, scribbled); /* the caller's array changed after the create */
+        int cur = 0, *scribbled;
+        lab_group *g = create_scribbled(devs, n, &peer, &scribbled); /* the caller's array changed after the create */
         cr_assert(g != NULL, "lab_group_create(%s) returned NULL (see its message above; not written yet?)",
                   devs_text(devs, n, d, sizeof d));
         int slows[3] = {n - 1, 0, (int)kit_rand_int(0, n - 1)}, rounds = n == 1 ? 1 : n == 2 ? 2 : 3;
@@ -1177,12 +1197,16 @@ XL_TEST(ring, exact, 10, XL_GPU,
             snprintf(label, sizeof label, "case %d", ++round);
             ring_case(g, devs, n, S_MIXED, odd, ring_bytes(round), cur, label);
         }
-        if (n >= 4) { /* a stream held that a chain of copies would wait for: rank n - 3 or before */
+        if (n >= 4) { /* a stream held that a chain of copies would wait for: rank n - 3 or before, and rank 1
+                       * (the chain through rank 0's copy into the last rank's: readback of recv[n - 1]) */
             snprintf(label, sizeof label, "case %d", ++round);
             ring_case(g, devs, n, S_OWN, (int)kit_rand_int(0, n - 3), ring_bytes(round), cur, label);
+            snprintf(label, sizeof label, "case %d", ++round);
+            ring_case(g, devs, n, S_OWN, 1, ring_bytes(round), cur, label);
         }
         kit_use_device(0);
         destroy_group(g, "a group of ring.exact, after its rings");
+        kit_guarded_free(scribbled, (size_t)n * sizeof *scribbled);
     }
 
     /* two groups alive at once, used in turn, the first destroyed while the second keeps working: each group's events
@@ -1191,8 +1215,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
     int na = (int)kit_rand_int(1, R), nb = (int)kit_rand_int(1, R);
     char da[64], db[64], what[400];
     devs_text(devs, na, da, sizeof da), devs_text(devs, nb, db, sizeof db);
-    int sa[R], sb[R];
-    lab_group *ga = create_scribbled(devs, na, &peer, sa), *gb = ga ? create_scribbled(devs, nb, &peer, sb) : NULL;
+    int *sa = NULL, *sb = NULL;
+    lab_group *ga = create_scribbled(devs, na, &peer, &sa), *gb = ga ? create_scribbled(devs, nb, &peer, &sb) : NULL;
     cr_assert(ga != NULL && gb != NULL, "lab_group_create(%s) then lab_group_create(%s), both alive: the %s returned "
               "NULL (see its message above)", da, db, ga ? "second" : "first");
     snprintf(label, sizeof label, "group %s, with a group %s made after it and alive", da, db);
@@ -1205,6 +1229,8 @@ XL_TEST(ring, exact, 10, XL_GPU,
     ring_case(gb, devs, nb, S_OWN, (int)kit_rand_int(0, nb - 1), ring_bytes(++round), 0, label);
     kit_use_device(0);
     destroy_group(gb, "the second of two groups, after its rings");
+    kit_guarded_free(sa, (size_t)na * sizeof *sa);
+    kit_guarded_free(sb, (size_t)nb * sizeof *sb);
     snprintf(what, sizeof what, "lab_group_create(%s), lab_group_create(%s), rings through both, lab_group_destroy of "
              "the first, a ring through the second, lab_group_destroy of the second (each group's events are its own)",
              da, db);
@@ -1488,6 +1514,42 @@ static void expect_stage_records(const seen *w, const unsigned char *src, unsign
     }
 }
 
+/* Which buffer each stage's chunk 0 went through (stage_case): chunk c uses buffer c % 2 in every call, so chunk 0
+ * always the same one. new_stage forgets a fresh stage's address (a destroyed stage's may come back). */
+#define STAGES_SEEN 64
+static struct {
+    const lab_stage *s;
+    const void *buf0;
+} stage_seen[STAGES_SEEN];
+
+/* stage_forget - no buffer known for s (just made) */
+static void stage_forget(const lab_stage *s)
+{
+    for (int k = 0; k < STAGES_SEEN; k++)
+        if (stage_seen[k].s == s)
+            stage_seen[k].s = NULL;
+}
+
+/* expect_stage_chunk0_buffer - chunk 0 of this call through s went through buf0: the buffer chunk 0 of s's earlier
+ * calls used (what names the call) */
+static void expect_stage_chunk0_buffer(const lab_stage *s, const void *buf0, const char *what)
+{
+    int free_slot = -1;
+    for (int k = 0; k < STAGES_SEEN; k++) {
+        if (stage_seen[k].s == s) {
+            cr_assert(stage_seen[k].buf0 == buf0, "%s: chunk 0 went through host buffer %p, but chunk 0 of an earlier "
+                      "copy through this stage went through %p: lab.h: chunk c goes into buffer c %% 2 in every call, "
+                      "so chunk 0 always into buffer 0 (do not carry the turn over from one call to the next)", what,
+                      buf0, stage_seen[k].buf0);
+            return;
+        }
+        if (!stage_seen[k].s && free_slot < 0)
+            free_slot = k;
+    }
+    if (free_slot >= 0)
+        stage_seen[free_slot].s = s, stage_seen[free_slot].buf0 = buf0;
+}
+
 /* One staged copy's setup. */
 enum { SM_TWO, SM_ONE, SM_LEGACY }; /* streams: src_stream and dst_stream distinct, one stream for both, legacy */
 
@@ -1524,6 +1586,7 @@ static void stage_case(lab_stage *s, stage_bufs *b, size_t chunk, size_t bytes, 
     expect_no_peer_setup(&w, what, "lab_stage_copy");
     const void *bufs[2];
     expect_stage_records(&w, src, dst, bytes, chunk, ss, ds, what, bufs);
+    expect_stage_chunk0_buffer(s, bufs[0], what);
     sync_all(what);
     XL_CHECK(cudaMemcpy(b->got, dst, bytes + GUARD, cudaMemcpyDefault));
     expect_block(b->got, b->want, bytes, 1, NULL, what, "dst, once the GPUs had finished",
@@ -1547,6 +1610,7 @@ static lab_stage *new_stage(int src_dev, int dst_dev, size_t chunk)
     int n = xl_synclog_stop();
     cr_assert(s != NULL, "lab_stage_create(%d, %d, %zu) returned NULL (see its message above; not written yet?)",
               src_dev, dst_dev, chunk);
+    stage_forget(s);
     snprintf(call, sizeof call, "lab_stage_create(%d, %d, %zu)", src_dev, dst_dev, chunk);
     kit_expect_no_host_wait(recs, n < 64 ? n : 64, call, NO_WAIT_RULE);
     return s;
@@ -1555,9 +1619,9 @@ static lab_stage *new_stage(int src_dev, int dst_dev, size_t chunk)
 XL_TEST(host, exact, 5, XL_GPU,
         "lab_stage_copy from GPU 0 to itself: bytes 1, chunk - 1, chunk, chunk + 1, 3 x chunk +- 1, 64 MiB + 1 in "
         "chunks of 1 MiB + 3 and of LAB_CHUNK_MAX, 2 to 3 chunks of 4 to 16 MiB, 97 bytes in chunks of 1, 300 to 900 "
-        "chunks of 1 to 64 bytes, odd offsets, several copies through one stage; every chunk out on src_stream and "
-        "in on dst_stream after the work queued there; one stream for both, the legacy one in a third; the other stages made while the first "
-        "is alive, used in turn with it, then destroyed: the first still works, and everything is released",
+        "chunks of 1 to 64 bytes, odd offsets, several copies through one stage (chunk 0 in the same buffer in each); "
+        "every chunk out on src_stream and in on dst_stream after the work queued there; one stream for both, the "
+        "legacy one in a third; the other stages made while the first is alive, used in turn with it, then destroyed: the first still works, and everything is released",
         30)
 {
     stage_bufs b;
@@ -1600,12 +1664,10 @@ XL_TEST(host, exact, 5, XL_GPU,
     stage_bufs_free(&b);
 }
 
-/* stage_attempt - kit_expect_create_failures' attempt: lab_stage_create(0, 0, *chunk), quiet, destroyed */
+/* stage_attempt - kit_expect_create_failures_said's attempt: lab_stage_create(0, 0, *chunk), destroyed */
 static int stage_attempt(void *ctx)
 {
-    int q = kit_quiet_begin();
     lab_stage *s = lab_stage_create(0, 0, *(const size_t *)ctx);
-    kit_quiet_end(q);
     if (!s)
         return 1;
     lab_stage_destroy(s);
@@ -1641,7 +1703,7 @@ XL_TEST(host, buffers, 5, XL_GPU,
     }
     size_t small = rndz(4097, 65536); /* the failure walk repeats the full create dozens of times: small buffers */
     snprintf(what, sizeof what, "lab_stage_create(0, 0, %zu)", small);
-    kit_expect_create_failures(stage_attempt, &small, what);
+    kit_expect_create_failures_said(stage_attempt, &small, what);
 
     /* a copy through it: records, then destroy right after it */
     stage_bufs b;

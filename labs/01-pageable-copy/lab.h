@@ -35,7 +35,8 @@ typedef void (*lab_work_fn)(cudaStream_t stream, void *ctx);
  * no run, and it waits for stream only: work on other streams may still run when it returns. A run's start event is
  * recorded after the call's last wait for the GPU (a stop event reused as the next run's start would also count the
  * wait and the next launch, while the GPU sits idle). For an even reps the
- * median is the mean of the two middle runs (as xl_median).
+ * median is the mean of the two middle runs (as xl_median). A run's time is its stop event's less its start event's,
+ * nothing taken off (no "timer overhead" subtracted): never below 0, even for work that enqueues nothing.
  * Releases every event it creates before returning.
  * Arguments: warmup >= 0, 1 <= reps <= 1024. Returns 0, or -1 on bad arguments (then it
  * calls work not at all and leaves *out as it was).
@@ -56,7 +57,7 @@ typedef enum {
  * no other stream (work on a non-blocking stream runs on beside it). Host memory is ordinary
  * (malloc'd, pageable) memory of any alignment; bytes may be any size. Writes nothing
  * outside dst[0 .. bytes-1].
- * bytes == 0 does nothing and returns 0. Returns -1 when dst or src is NULL (with bytes > 0)
+ * bytes == 0 does nothing and returns 0, whatever dst, src and dir. Returns -1 when dst or src is NULL (with bytes > 0)
  * or dir is not LAB_H2D or LAB_D2H. */
 int lab_copy(void *dst, const void *src, size_t bytes, lab_dir dir);
 
@@ -73,7 +74,8 @@ typedef struct {
  * (min_bytes need not be a power of two). Each size: one warm-up, then reps timed runs
  * with lab_time_gpu on stream 0, where lab_copy runs (a non-blocking stream's events would
  * not wait for the copy), from host memory that holds data (written before timing: a page only read stays the
- * kernel's shared zero page): 1 + reps
+ * kernel's shared zero page; device to host too, where an unwritten destination's pages would be faulted in by the
+ * timed copies): 1 + reps
  * copies of it, in direction dir. Allocates its own buffers and frees them all before
  * returning. Fills out[0..n-1], writes nothing past it, and returns n; -1 when
  * min_bytes == 0, max_bytes < min_bytes, more than max_points sizes, or memory cannot be
@@ -86,7 +88,7 @@ int lab_sweep(lab_dir dir, size_t min_bytes, size_t max_bytes, int reps, lab_poi
  *     direction,bytes,median_ms,min_ms,max_ms,gbps
  * then one row per point: the n H2D points first (direction "H2D"), then the n D2H points
  * ("D2H"); gbps = bytes * 1e-6 / median_ms (decimal GB/s). Numbers printed with at least
- * 6 significant digits. n may be any count >= 0, thousands too. Returns 0, or -1 when the file
+ * 6 significant digits. n may be any count >= 0, thousands too; with n == 0 h2d and d2h may be NULL. Returns 0, or -1 when the file
  * cannot be opened or written (a failed write of buffered rows may show only in fclose's result);
  * the file is closed either way. */
 int lab_write_csv(const char *path, const lab_point *h2d, const lab_point *d2h, int n);
@@ -99,7 +101,7 @@ int lab_write_csv(const char *path, const lab_point *h2d, const lab_point *d2h, 
  * Returns 0, or -1 when n < 2, a time is not positive, or the fitted 1/B is not positive (times
  * that stay flat or fall as the size grows: no finite positive B fits). The fitted slope decides,
  * not the first and last times. Points that all have one size fit no slope: -1.
- * Points may come in any order of size, and a fitted L below 0 (noisy small sizes) is still a fit: 0.
+ * A point of 0 bytes is valid (its time is L itself). Points may come in any order of size, and a fitted L below 0 (noisy small sizes) is still a fit: 0.
  * On -1 it leaves *latency_us and *bandwidth_gbps as they were. */
 int lab_fit(const lab_point *pts, int n, double *latency_us, double *bandwidth_gbps);
 

@@ -90,7 +90,7 @@ int lab_loop_naive(void *dev, size_t bytes, int n, lab_produce_fn produce, void 
  * at least bytes long): no allocation inside the loop, every copy on stream. Returns when all n batches are on the
  * device, with every buffer it took given back to the pool; it waits for stream only, never for the whole device.
  * Buffers the caller has taken stay untouched; when the pool has no free buffer it returns -1 (one line), having
- * produced and copied nothing. A failed copy (dev NULL) returns -1 too, every buffer it took given back (only
+ * produced and copied nothing; one free buffer is enough for any n. A failed copy (dev NULL) returns -1 too, every buffer it took given back (only
  * those: buffers the caller holds stay taken). */
 int lab_loop_pooled(lab_pool *pool, void *dev, size_t bytes, int n, lab_produce_fn produce, void *ctx,
                     cudaStream_t stream);

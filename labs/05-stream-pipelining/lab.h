@@ -48,7 +48,7 @@ void lab_host_free(void *p);
  * managed or host memory) are its own, and no two pipelines share a stream or device memory. It queues no work
  * on any stream but the pipeline's own (the caller may have work pending on the legacy default stream). Its
  * streams are non-blocking (cudaStreamNonBlocking), of the default priority, and wait for none of the caller's
- * work; its device memory is one chunk in and one chunk out per stream, no more. NULL,
+ * work; its device memory is one chunk in and one chunk out per stream, no more, and it pins no host memory. NULL,
  * with a message and nothing leaked, on bad arguments or when out of memory. */
 lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams);
 
@@ -60,6 +60,7 @@ lab_pipeline *lab_pipeline_create(size_t chunk_items, int streams);
  * wait on the host; it returns once out holds every result, having waited for this pipeline's streams only
  * (on the host, not through host functions: the runtime runs every stream's host functions one at a time).
  * out may be in itself (each result replaces its input); no other overlap of the two arrays is allowed.
+ * in and out may be any host memory (lab_host_alloc's, or pageable malloc memory); a run leaves nothing pinned.
  * 0, or -1 on bad arguments (p, k or k->launch NULL, or an unknown order, whatever items; in or out NULL when
  * items > 0). */
 int lab_pipeline_run(lab_pipeline *p, const uint32_t *in, uint32_t *out, size_t items, lab_order order,

@@ -53,7 +53,7 @@ typedef struct lab_packer lab_packer;
  * everything here (host memory too: a packed call mallocs nothing), never in a call: the pinned staging buffer is
  * ordinary page-locked memory (the host writes it when packing and reads it when unpacking: not write-combined). NULL
  * with a one-line message, nothing left allocated, for max_bytes == 0, max_pieces < 1, or what the system cannot
- * give. */
+ * give (max_pieces above max_bytes is valid: empty pieces count toward n). */
 lab_packer *lab_packer_create(size_t max_bytes, int max_pieces);
 
 /* lab_packer_destroy - waits for the packer's own work (not for a stream of the caller's: the caller may have
@@ -84,7 +84,8 @@ int lab_fetch_packed(lab_packer *p, const lab_piece *pieces, int n, cudaStream_t
  * stream (after the work already queued there, its sources read in stream order); returns without waiting: the
  * copies are done when stream's work is. The call refuses a copy of 0 bytes: leave empty pieces out. -1 with a
  * one-line message on the legacy stream (0 or cudaStreamLegacy: the call refuses it) and without LAB_HAVE_BATCH.
- * A batch call keeps nothing from call to call: the arrays it hands the driver are freed before it returns. */
+ * A batch call keeps nothing from call to call: the arrays it hands the driver are freed before it returns. It takes
+ * any n, hundreds of thousands too, from a thread of a small stack (2 MiB): arrays that grow with n go on the heap. */
 int lab_send_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 int lab_fetch_batch(const lab_piece *pieces, int n, cudaStream_t stream);
 

@@ -86,7 +86,8 @@ typedef enum {
 
 /* lab_managed_alloc - bytes (>= 1) of managed memory (cudaMallocManaged, cudaMemAttachGlobal) with the advice over
  * all of it (for the current device; no other advice, no prefetch, and nothing written into it: no cudaMemset, whose
- * GPU writes would place every page on the GPU before the caller's first touch). The caller frees it with cudaFree.
+ * GPU writes would place every page on the GPU before the caller's first touch; nor a host memset or loop, whose
+ * writes would place every page on the host). The caller frees it with cudaFree.
  * NULL with a one-line message, nothing held and no CUDA error left, for bytes 0, an advice not in lab_advice, or what
  * cannot be allocated or advised. */
 void *lab_managed_alloc(size_t bytes, lab_advice advice);

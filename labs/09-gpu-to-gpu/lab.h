@@ -104,7 +104,8 @@ int lab_read_direct(const lab_read_job *j, int reps, cudaStream_t stream);
 int lab_read_copied(const lab_read_job *j, uint32_t *scratch, int reps, cudaStream_t stream);
 
 /* Both: reps 0 or words 0: 0 and nothing. -1 for j NULL, reps < 0, a device out of range, words * 4 past SIZE_MAX,
- * or with words > 0 out or src NULL (lab_read_copied: also scratch NULL). */
+ * or with words > 0 out or src NULL (lab_read_copied: also scratch NULL), whatever reps (reps 0 excuses none of
+ * these). */
 
 /* ===== The road through the host ===== */
 
