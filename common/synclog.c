@@ -9,6 +9,7 @@
 #include "synclog.h"
 
 #include "copylog.h"
+#include "delay.h"
 #include "memlog.h"
 #include "reclog.h"
 #include "threads.h"
@@ -114,12 +115,57 @@ cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, u
     return note(asked, &r, __real_cudaStreamWaitEvent(stream, event, flags));
 }
 
-/* __wrap_cudaEventRecord - cudaEventRecord, noted with its event and stream; same result */
+/* The hold armed by xl_synclog_delay_after_record. */
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static int hold_armed, hold_fired, hold_after;
+static cudaStream_t hold_stream;
+static unsigned long long hold_ns;
+
+void xl_synclog_delay_after_record(cudaStream_t stream, int after_copies, unsigned long long ns)
+{
+    pthread_mutex_lock(&hold_lock);
+    hold_armed = ns > 0, hold_fired = 0, hold_after = after_copies, hold_stream = stream, hold_ns = ns;
+    pthread_mutex_unlock(&hold_lock);
+}
+
+int xl_synclog_delay_fired(void)
+{
+    pthread_mutex_lock(&hold_lock);
+    int fired = hold_fired;
+    pthread_mutex_unlock(&hold_lock);
+    return fired;
+}
+
+/* is_legacy - 1 when s names the legacy stream */
+static int is_legacy(cudaStream_t s)
+{
+    return s == 0 || s == cudaStreamLegacy;
+}
+
+/* hold_after_record - a record on stream just returned (result e): queues the armed hold behind it when due */
+static void hold_after_record(cudaStream_t stream, cudaError_t e)
+{
+    if (!__atomic_load_n(&hold_armed, __ATOMIC_SEQ_CST) || e != cudaSuccess)
+        return;
+    pthread_mutex_lock(&hold_lock);
+    int due = hold_armed && (stream == hold_stream || (is_legacy(stream) && is_legacy(hold_stream))) &&
+              xl_copylog_count() >= hold_after;
+    if (due)
+        hold_armed = 0, hold_fired = 1;
+    unsigned long long ns = hold_ns;
+    pthread_mutex_unlock(&hold_lock);
+    if (due)
+        xl_delay(stream, ns);
+}
+
+/* __wrap_cudaEventRecord - cudaEventRecord, noted with its event and stream, then the armed hold; same result */
 cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     xl_sync_rec r;
     int asked = ask(&r, XL_SYNC_RECORD, stream, event);
-    return note(asked, &r, __real_cudaEventRecord(event, stream));
+    cudaError_t e = note(asked, &r, __real_cudaEventRecord(event, stream));
+    hold_after_record(stream, e);
+    return e;
 }
 
 /* __wrap_cudaEventRecordWithFlags - cudaEventRecordWithFlags, noted as a record (XL_SYNC_RECORD); same result */
@@ -127,5 +173,7 @@ cudaError_t __wrap_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stre
 {
     xl_sync_rec r;
     int asked = ask(&r, XL_SYNC_RECORD, stream, event);
-    return note(asked, &r, __real_cudaEventRecordWithFlags(event, stream, flags));
+    cudaError_t e = note(asked, &r, __real_cudaEventRecordWithFlags(event, stream, flags));
+    hold_after_record(stream, e);
+    return e;
 }

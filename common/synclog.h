@@ -38,6 +38,16 @@ typedef struct {
                                 * cudaStreamNonBlocking; ~0u when it is not a stream */
 } xl_sync_rec;
 
+/* xl_synclog_delay_after_record - arms a one-shot hold: the first cudaEventRecord (or cudaEventRecordWithFlags) on
+ * stream (0 and cudaStreamLegacy name one stream) asked once at least after_copies copies are in the open copy
+ * record (common/copylog.h) is followed, before the call returns, by ns of GPU work on that stream (xl_delay): work
+ * other than the recorder's, queued right behind its event. A wait on the event is not held up by it; a wait on the
+ * whole stream is. Whether a record is open or not; ns 0 disarms it. Returns nothing; xl_synclog_delay_fired says
+ * whether it happened. */
+void xl_synclog_delay_after_record(cudaStream_t stream, int after_copies, unsigned long long ns);
+/* xl_synclog_delay_fired - 1 when the hold armed last was queued */
+int xl_synclog_delay_fired(void);
+
 /* xl_synclog_start - from now on appends every such call to recs (up to max; later ones are counted only) */
 void xl_synclog_start(xl_sync_rec *recs, int max);
 /* xl_synclog_stop - closes the record; how many calls were asked for since the start */

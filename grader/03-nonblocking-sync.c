@@ -1459,13 +1459,15 @@ XL_TEST(send, correct_under_delay, 10, XL_GPU,
     XL_CHECK(cudaFree(dev));
 }
 
-/* send_beside_queued - lab_send of 2 batches on s in a thread, copy 0 behind SEND_FIRST_NS of gpu_work(0); once
- * copy 0 is asked for, this thread (another of the caller's) queues OTHER_QUEUED_NS of work on s: fill(1) must come
- * once copy 0 is done, not once that later work is (a wait on the whole stream); batches intact */
+/* send_beside_queued - lab_send of 2 batches on s in a thread, copy 0 behind SEND_FIRST_NS of gpu_work(0);
+ * OTHER_QUEUED_NS of other work is queued on s right behind the first event recorded there after copy 0 (inside
+ * that record, so before any wait the call makes next), or, where the call records none, by this thread 20 ms after
+ * copy 0 is asked for: fill(1) must come once copy 0 is done, not once that later work is (a wait on the whole
+ * stream); batches intact */
 static void send_beside_queued(cudaStream_t s, void *host, void *dev, size_t room)
 {
-    static const char *const what = "lab_send of 2 batches in a thread, while another thread queued 500 ms of work "
-                                    "on job->stream after copy 0";
+    static const char *const what = "lab_send of 2 batches in a thread, with 500 ms of other work queued on "
+                                    "job->stream right after copy 0 (behind its event)";
     static xl_copy_rec recs[16];
     send_ctx c;
     send_in_thread t = {.job = send_setup(&c, s, host, dev, room, 4096, 2, 1000000), .rc = -2};
@@ -1474,13 +1476,17 @@ static void send_beside_queued(cudaStream_t s, void *host, void *dev, size_t roo
     pthread_t th;
     xl_set_fail_handler(fail_here);
     xl_copylog_start(recs, 16); /* one record for both threads */
+    xl_synclog_delay_after_record(s, 1, OTHER_QUEUED_NS);
     cr_assert(pthread_create(&th, NULL, worker_main, &w) == 0, "grader error: pthread_create failed");
     double give_up = xl_now_ms() + MEET_WAIT_S * 1000.0;
     while (xl_copylog_count() < 1 && xl_now_ms() < give_up)
         xl_sleep_ms(0.2);
     int asked = xl_copylog_count() >= 1;
     xl_sleep_ms(20); /* its event recorded after copy 0 by now; copy 0 still 30 ms away */
-    xl_delay(s, OTHER_QUEUED_NS);
+    int held = xl_synclog_delay_fired();
+    xl_synclog_delay_after_record(s, 0, 0);
+    if (!held) /* no event recorded on s after copy 0: the same work, from this thread */
+        xl_delay(s, OTHER_QUEUED_NS);
     pthread_join(th, NULL);
     xl_copylog_stop();
     cr_assert(w.stopped == 0, "%s: the call stopped: %s", what, w.failure);
@@ -1491,8 +1497,8 @@ static void send_beside_queued(cudaStream_t s, void *host, void *dev, size_t roo
     xl_timed_check(gap, XL_AT_MOST(FILL1_MAX_MS), "when lab_send filled batch 1 beside another thread's work on "
                    "job->stream (ms after fill(0))",
                    "%s: lab_send called fill(1) %.0f ms after fill(0), though copy 0 was done after about 50 ms: it "
-                   "waited for the whole stream (cudaStreamSynchronize), and so for the other thread's work queued "
-                   "there after copy 0. lab.h: wait for your own copy only, on an event recorded right after it",
+                   "waited for the whole stream (cudaStreamSynchronize), and so for other work queued there after "
+                   "copy 0. lab.h: wait for your own copy only, on an event recorded right after it",
                    what, gap);
 }
 
