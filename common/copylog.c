@@ -2,13 +2,11 @@
  * cudaMemcpyBatchAsync calls (see copylog.h). cudaMemcpy and the symbol copies (cudaMemcpyToSymbol,
  * cudaMemcpyFromSymbol and their Async forms) are wrapped here; the wrappers of cudaMemcpyAsync and
  * cudaMemcpyBatchAsync are in tracecopy.c and call xl_copylog_note and xl_copylog_note_batch. */
-#define _DEFAULT_SOURCE /* mincore */
 #include "copylog.h"
+#include "memacct.h"
 
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t __real_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t bytes, size_t offset,
@@ -54,23 +52,11 @@ int xl_copylog_count(void)
 }
 
 /* untouched_pages - how many pages of host memory [p, p + bytes) are not resident (never touched, or swapped out);
- * 0 when mincore cannot tell. Asks mincore a chunk at a time: no allocation inside the copy wrappers */
+ * 0 when mincore cannot tell (xl_pages_resident: no allocation inside the copy wrappers) */
 static size_t untouched_pages(const void *p, size_t bytes)
 {
-    enum { CHUNK = 4096 }; /* pages per mincore call */
-    unsigned char in[CHUNK];
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
-    uintptr_t at = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + bytes;
-    while (bytes && at < end) {
-        size_t pages = (end - at + page - 1) / page;
-        pages = pages < CHUNK ? pages : CHUNK;
-        if (mincore((void *)at, pages * page, in) != 0)
-            return 0;
-        for (size_t i = 0; i < pages; i++)
-            n += !(in[i] & 1);
-        at += pages * page;
-    }
-    return n;
+    size_t resident, pages;
+    return xl_pages_resident(p, bytes, 0, &resident, &pages) == 0 ? pages - resident : 0;
 }
 
 void xl_copylog_note(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream,

@@ -32,6 +32,7 @@
 #include "common/copylog.h"
 #include "common/delay.h"
 #include "common/devmem.h"
+#include "common/memacct.h"
 #include "common/faults.h"
 #include "common/memlog.h"
 #include "common/stats.h"
@@ -1484,21 +1485,8 @@ static void expect_range_state(const void *p, size_t bytes, int advice, int devi
  * processor has touched yet has none); -1 where mincore cannot tell, 0 where no page lies wholly inside */
 static long host_present(const void *p, size_t bytes)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)p + page - 1) / page * page, hi = ((uintptr_t)p + bytes) / page * page;
-    if (hi <= lo)
-        return 0;
-    size_t pages = (hi - lo) / page;
-    unsigned char *vec = malloc(pages);
-    cr_assert(vec != NULL, "out of memory");
-    long present = -1;
-    if (mincore((void *)lo, hi - lo, vec) == 0) {
-        present = 0;
-        for (size_t i = 0; i < pages; i++)
-            present += vec[i] & 1;
-    }
-    free(vec);
-    return present;
+    size_t resident, pages;
+    return xl_pages_resident(p, bytes, 1, &resident, &pages) == 0 ? (long)resident : -1;
 }
 
 /* expect_untouched_pages - lab_managed_alloc(bytes, advice) returned p with no host page of it touched: where the
